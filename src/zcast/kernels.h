@@ -1,0 +1,50 @@
+// Kernels: the loops that cast a buffer in one direction of a bound codec. One is chosen per
+// direction at bind time (SelectKernel); none branches on configuration per element except in its
+// cold path (an element that needs scalar_map or lies out of range).
+//
+// Every kernel reports only *where* the first failure is; the codec then asks the exact engine
+// (ConvertScalar) for the reason, so error text has a single source.
+#ifndef ZCAST_SRC_KERNELS_H_
+#define ZCAST_SRC_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "zcast/exact.h"
+#include "zcast/zcast.hpp"
+
+namespace zcast::internal {
+
+// Everything that decides one direction of a codec (encode or decode).
+struct Direction {
+  DataType src;
+  DataType dst;
+  Rounding rounding;
+  OutOfRange out_of_range;  // kWrap into a float dst already turned into kUnset (R4)
+  // scalar_map entries as encodings (src bits -> dst bits), first occurrence of each key only.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> map;
+};
+
+// The reference path for one element: scalar_map (R10), then the exact engine.
+CastOutcome ConvertScalar(const Direction& dir, std::uint64_t src_bits);
+
+// Casts n elements; returns n on success, else the index of the first failing element (the
+// contents of `out` are then unspecified).
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual std::size_t Run(const void* in, std::size_t n, void* out) const = 0;
+  virtual const char* name() const = 0;  // for tests and benchmarks
+};
+
+// The fastest kernel available for `dir`.
+std::unique_ptr<const Kernel> SelectKernel(const Direction& dir);
+// The per-element reference loop (ConvertScalar on every element), for tests and as a fallback.
+std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir);
+
+}  // namespace zcast::internal
+
+#endif  // ZCAST_SRC_KERNELS_H_
