@@ -25,31 +25,31 @@ struct TypeInfo {
   std::int32_t bias;
   Special special;
 
-  bool is_int() const { return kind != Kind::Float; }
-  bool is_signed_int() const { return kind == Kind::Int; }
-  bool has_inf() const { return special == Special::Ieee; }
-  bool has_nan() const {
+  constexpr bool is_int() const { return kind != Kind::Float; }
+  constexpr bool is_signed_int() const { return kind == Kind::Int; }
+  constexpr bool has_inf() const { return special == Special::Ieee; }
+  constexpr bool has_nan() const {
     return special == Special::Ieee || special == Special::Fnuz || special == Special::E8m0;
   }
-  bool has_neg_zero() const { return special == Special::Ieee || special == Special::Fn; }
-  std::uint64_t value_mask() const { return bits == 64 ? ~0ull : (1ull << bits) - 1; }
-  std::uint64_t sign_bit() const {  // floats with a sign (all but e8m0), and ints
+  constexpr bool has_neg_zero() const { return special == Special::Ieee || special == Special::Fn; }
+  constexpr std::uint64_t value_mask() const { return bits == 64 ? ~0ull : (1ull << bits) - 1; }
+  constexpr std::uint64_t sign_bit() const {  // floats with a sign (all but e8m0), and ints
     return kind == Kind::Float ? (special == Special::E8m0 ? 0 : 1ull << (exp_bits + mant_bits))
                                : 1ull << (bits - 1);
   }
-  std::uint32_t max_biased_exp() const {  // largest exponent field of a finite value
+  constexpr std::uint32_t max_biased_exp() const {  // largest exponent field of a finite value
     std::uint32_t all_ones = (1u << exp_bits) - 1;
     return special == Special::Ieee ? all_ones - 1 : (special == Special::E8m0 ? all_ones - 1 : all_ones);
   }
   // Exponent of the subnormal quantum: the smallest step of the grid (1 - bias - M).
-  std::int32_t min_quantum_exp() const { return 1 - bias - mant_bits; }
+  constexpr std::int32_t min_quantum_exp() const { return 1 - bias - mant_bits; }
   // Largest finite value = max_sig * 2^max_exp.
-  std::uint64_t max_sig() const { return (2ull << mant_bits) - 1; }
-  std::int32_t max_exp() const {
+  constexpr std::uint64_t max_sig() const { return (2ull << mant_bits) - 1; }
+  constexpr std::int32_t max_exp() const {
     return static_cast<std::int32_t>(max_biased_exp()) - bias - mant_bits;
   }
   // The canonical quiet NaN, without sign (semantics.md type table).
-  std::uint64_t canonical_nan() const {
+  constexpr std::uint64_t canonical_nan() const {
     switch (special) {
       case Special::Ieee:
         return ((1ull << exp_bits) - 1) << mant_bits | (1ull << (mant_bits - 1));
@@ -58,7 +58,7 @@ struct TypeInfo {
       default: return 0;
     }
   }
-  std::uint64_t positive_inf() const { return ((1ull << exp_bits) - 1) << mant_bits; }
+  constexpr std::uint64_t positive_inf() const { return ((1ull << exp_bits) - 1) << mant_bits; }
 };
 
 inline constexpr std::array<TypeInfo, kNumDataTypes> kTypeInfo = {{
@@ -68,7 +68,7 @@ inline constexpr std::array<TypeInfo, kNumDataTypes> kTypeInfo = {{
 #undef ZCAST_INFO_ENTRY
 }};
 
-inline const TypeInfo& Info(DataType t) { return kTypeInfo[static_cast<int>(t)]; }
+constexpr const TypeInfo& Info(DataType t) { return kTypeInfo[static_cast<int>(t)]; }
 
 inline constexpr std::array<DataType, kNumDataTypes> kAllDataTypes = [] {
   std::array<DataType, kNumDataTypes> a{};

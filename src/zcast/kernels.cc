@@ -241,6 +241,110 @@ std::unique_ptr<const Kernel> Float32ToBfloat16(const Direction& dir) {
   return MakeFast<std::uint32_t, std::uint16_t>(dir, fast, "float32-to-bfloat16");
 }
 
+// float32/float64 -> a float type of lower precision (every float type but e8m0fnu), any rounding
+// mode, by integer arithmetic on the bit patterns. It is the engine's procedure specialised to an
+// IEEE binary source: the source always has more significand bits than the target, so there is
+// always a right shift, and the target's encoding is monotonic in magnitude, so
+// ((quantum - min_quantum) << M) + rounded_significand is the encoding (carries into the exponent
+// field included) and one compare with max's encoding is the range check. NaN, Inf and out-of-range
+// values are declined to the engine.
+template <typename SrcF, DataType kDst, Rounding R>
+std::unique_ptr<const Kernel> NarrowFloatFor(const Direction& dir) {
+  using SrcT = UintOf<sizeof(SrcF)>;
+  static constexpr TypeInfo d = kTypeInfo[static_cast<int>(kDst)];
+  using DstT = UintOf<d.size>;
+  constexpr int kSrcBits = 8 * sizeof(SrcF);
+  constexpr int kSrcM = std::numeric_limits<SrcF>::digits - 1;
+  constexpr int kSrcBias = std::numeric_limits<SrcF>::max_exponent - 1;
+  static_assert(d.mant_bits < kSrcM);
+  static constexpr int kQMin = d.min_quantum_exp();
+  static constexpr std::uint64_t kMaxBits = (static_cast<std::uint64_t>(d.max_biased_exp()) << d.mant_bits) |
+                                     ((1ull << d.mant_bits) - 1);
+  auto fast = [](SrcT s, DstT* out) {
+    const bool neg = (s >> (kSrcBits - 1)) != 0;
+    const SrcT a = static_cast<SrcT>(s & (~SrcT{0} >> 1));
+    const int ef = static_cast<int>(a >> kSrcM);
+    if (ef == (1 << (kSrcBits - 1 - kSrcM)) - 1) return false;  // NaN, Inf: engine (R3)
+    std::uint64_t mag;
+    int e;
+    if (ef == 0) {
+      mag = a;
+      e = 1 - kSrcBias - kSrcM;
+    } else {
+      mag = (a & ((SrcT{1} << kSrcM) - 1)) | (std::uint64_t{1} << kSrcM);
+      e = ef - kSrcBias - kSrcM;
+    }
+    std::uint64_t bits;
+    if (mag == 0) {
+      bits = 0;
+    } else {
+      int top = e + static_cast<int>(std::bit_width(mag)) - 1;
+      int q = std::max(top - static_cast<int>(d.mant_bits), kQMin);
+      int shift = q - e;  // >= 1: the source is finer than the target everywhere
+      std::uint64_t kept, rem, half;
+      if (shift < 64) {
+        kept = mag >> shift;
+        rem = mag & ((std::uint64_t{1} << shift) - 1);
+        half = std::uint64_t{1} << (shift - 1);
+      } else {  // below half the smallest quantum (mag < 2^53 <= 2^63)
+        kept = 0;
+        rem = 1;
+        half = 2;
+      }
+      bool up;
+      if constexpr (R == Rounding::kNearestEven) up = rem > half || (rem == half && (kept & 1));
+      else if constexpr (R == Rounding::kNearestAway) up = rem >= half;
+      else if constexpr (R == Rounding::kTowardsZero) up = false;
+      else if constexpr (R == Rounding::kTowardsPositive) up = rem != 0 && !neg;
+      else up = rem != 0 && neg;
+      std::uint64_t r = kept + (up ? 1 : 0);
+      bits = r == 0 ? 0 : (static_cast<std::uint64_t>(q - kQMin) << d.mant_bits) + r;
+      if (bits > kMaxBits) return false;  // beyond max finite: out_of_range, engine (R1, R2)
+    }
+    // R8: a zero keeps its sign only where the target has -0 (fnuz: 0x00).
+    std::uint64_t sign = neg && (bits != 0 || d.has_neg_zero()) ? d.sign_bit() : 0;
+    *out = static_cast<DstT>(sign | bits);
+    return true;
+  };
+  return MakeFast<SrcT, DstT>(dir, fast, "narrow-float");
+}
+
+template <typename SrcF, DataType kDst>
+std::unique_ptr<const Kernel> NarrowFloatTo(const Direction& dir) {
+  switch (dir.rounding) {
+    case Rounding::kNearestEven: return NarrowFloatFor<SrcF, kDst, Rounding::kNearestEven>(dir);
+    case Rounding::kNearestAway: return NarrowFloatFor<SrcF, kDst, Rounding::kNearestAway>(dir);
+    case Rounding::kTowardsZero: return NarrowFloatFor<SrcF, kDst, Rounding::kTowardsZero>(dir);
+    case Rounding::kTowardsPositive: return NarrowFloatFor<SrcF, kDst, Rounding::kTowardsPositive>(dir);
+    case Rounding::kTowardsNegative: return NarrowFloatFor<SrcF, kDst, Rounding::kTowardsNegative>(dir);
+  }
+  return nullptr;
+}
+
+template <typename SrcF>
+std::unique_ptr<const Kernel> NarrowFloat(const Direction& dir) {
+  switch (dir.dst) {
+#define ZCAST_NARROW_CASE(name) \
+  case DataType::name: return NarrowFloatTo<SrcF, DataType::name>(dir);
+    ZCAST_NARROW_CASE(float4_e2m1fn)
+    ZCAST_NARROW_CASE(float6_e2m3fn)
+    ZCAST_NARROW_CASE(float6_e3m2fn)
+    ZCAST_NARROW_CASE(float8_e3m4)
+    ZCAST_NARROW_CASE(float8_e4m3)
+    ZCAST_NARROW_CASE(float8_e4m3b11fnuz)
+    ZCAST_NARROW_CASE(float8_e4m3fnuz)
+    ZCAST_NARROW_CASE(float8_e5m2)
+    ZCAST_NARROW_CASE(float8_e5m2fnuz)
+    ZCAST_NARROW_CASE(bfloat16)
+    ZCAST_NARROW_CASE(float16)
+#undef ZCAST_NARROW_CASE
+    case DataType::float32:
+      if constexpr (sizeof(SrcF) == 8) return NarrowFloatTo<SrcF, DataType::float32>(dir);
+      return nullptr;
+    default: return nullptr;
+  }
+}
+
 std::unique_ptr<const Kernel> SelectWide(const Direction& dir) {
   const TypeInfo& s = Info(dir.src);
   const TypeInfo& d = Info(dir.dst);
@@ -251,6 +355,8 @@ std::unique_ptr<const Kernel> SelectWide(const Direction& dir) {
       return HardwareToFloat<std::uint64_t, float>(dir, [](std::uint64_t b) { return std::bit_cast<double>(b); });
     if (dir.src == DataType::float32 && dir.dst == DataType::bfloat16) return Float32ToBfloat16(dir);
   }
+  if (dir.src == DataType::float32) { if (auto k = NarrowFloat<float>(dir)) return k; }
+  if (dir.src == DataType::float64) { if (auto k = NarrowFloat<double>(dir)) return k; }
   // Widening float32 -> float64 is exact in every mode.
   if (dir.src == DataType::float32 && dir.dst == DataType::float64)
     return HardwareToFloat<std::uint32_t, double>(dir, [](std::uint32_t b) { return std::bit_cast<float>(b); });

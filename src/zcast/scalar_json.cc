@@ -6,10 +6,10 @@
 // rounding (decimal -> double -> float16) moves values that sit just off a float16 tie onto it.
 #include "zcast/scalar_json.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -438,9 +438,9 @@ std::string ReprStyle(bool negative, const std::string& digits, int decpt) {
   return out;
 }
 
-// Splits to_chars scientific output "d.ddde+XX" (sign already removed) into digits without the
-// point and trailing zeros, and the decimal exponent of the first digit.
-void SplitScientific(std::string_view s, std::string* digits, int* sci_exp) {
+// Reads to_chars scientific output "d.ddde+XX" (no sign) as its digits without the point and the
+// decimal exponent of the first digit.
+void ReadScientific(std::string_view s, std::string* digits, int* sci_exp) {
   std::size_t e = s.find('e');
   digits->clear();
   for (char c : s.substr(0, e)) {
@@ -449,6 +449,11 @@ void SplitScientific(std::string_view s, std::string* digits, int* sci_exp) {
   std::string_view es = s.substr(e + 1);
   if (!es.empty() && es[0] == '+') es.remove_prefix(1);
   std::from_chars(es.data(), es.data() + es.size(), *sci_exp);
+}
+
+// The same, with trailing zeros of the digits removed.
+void ReadShortScientific(std::string_view s, std::string* digits, int* sci_exp) {
+  ReadScientific(s, digits, sci_exp);
   std::size_t last = digits->find_last_not_of('0');
   digits->resize(last == std::string::npos ? 1 : last + 1);
 }
@@ -457,27 +462,21 @@ void SplitScientific(std::string_view s, std::string* digits, int* sci_exp) {
 // decimal nearest to x is the best p-digit candidate; when it misses x's rounding interval (which
 // can be lopsided at a power of two) its neighbour on the other side of x may still hit it, so
 // both are checked by parsing back with the exact parser.
-bool ShortestSmall(DataType type, std::uint64_t bits, double x, std::string* digits,
-                   int* sci_exp) {
+bool ShortestSmall(DataType type, std::uint64_t bits, bool negative, double x,
+                   std::string* digits, int* sci_exp) {
   char buf[64];
   for (int p = 1; p <= 17; ++p) {
     auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific, p - 1);
-    std::string_view s(buf, static_cast<std::size_t>(res.ptr - buf));
-    std::size_t e = s.find('e');
-    std::string m_digits;
-    for (char c : s.substr(0, e)) {
-      if (c != '.') m_digits.push_back(c);
-    }
+    std::string m_digits;  // exactly p digits: m +- 1 below are the p-digit neighbours
     int e10 = 0;
-    std::string_view es = s.substr(e + 1);
-    if (!es.empty() && es[0] == '+') es.remove_prefix(1);
-    std::from_chars(es.data(), es.data() + es.size(), e10);
+    ReadScientific(std::string_view(buf, static_cast<std::size_t>(res.ptr - buf)), &m_digits, &e10);
     std::uint64_t m = 0;
     std::from_chars(m_digits.data(), m_digits.data() + m_digits.size(), m);
     std::int64_t unit_exp = e10 - (p - 1);  // candidate value = c * 10^unit_exp
     for (std::uint64_t c : {m, m - 1, m + 1}) {
       if (c == 0) continue;
       Decimal d;
+      d.negative = negative;
       std::string cs = std::to_string(c);
       std::size_t last = cs.find_last_not_of('0');
       d.digits = cs.substr(0, last + 1);
@@ -511,15 +510,15 @@ std::string FormatFinite(DataType type, std::uint64_t bits) {
                           std::bit_cast<float>(static_cast<std::uint32_t>(bits & 0x7fffffffu)),
                           std::chars_format::scientific);
     }
-    SplitScientific(std::string_view(buf, static_cast<std::size_t>(res.ptr - buf)), &digits,
+    ReadShortScientific(std::string_view(buf, static_cast<std::size_t>(res.ptr - buf)), &digits,
                     &sci_exp);
   } else {
     // Every value of the narrower types is exactly a double.
     double x = std::ldexp(static_cast<double>(v.mag), v.exp);
-    if (!ShortestSmall(type, bits, x, &digits, &sci_exp)) {
+    if (!ShortestSmall(type, bits, v.negative, x, &digits, &sci_exp)) {
       // Not reached (17 digits identify any double); keep the output valid regardless.
       auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
-      SplitScientific(std::string_view(buf, static_cast<std::size_t>(res.ptr - buf)), &digits,
+      ReadShortScientific(std::string_view(buf, static_cast<std::size_t>(res.ptr - buf)), &digits,
                       &sci_exp);
     }
   }
