@@ -91,11 +91,130 @@ static void test_invalid_arguments(void) {
   CHECK(strlen(zcast_version()) > 0);
 }
 
+/* zcast_codec_create takes scale_offset metadata too: (x - offset) * scale in int16 arithmetic. */
+static void test_scale_offset_codec(void) {
+  zcast_codec* codec = NULL;
+  int16_t in[4] = {5, 6, -10, 1000}, enc[4], dec[4];
+  CHECK(zcast_codec_create("{\"name\":\"scale_offset\",\"configuration\":{\"offset\":5,"
+                           "\"scale\":-3}}",
+                           "\"int16\"", "6", &codec) == ZCAST_OK);
+  if (!codec) return;
+  CHECK(strcmp(zcast_codec_encoded_data_type(codec), "\"int16\"") == 0);
+  CHECK(strcmp(zcast_codec_encoded_fill_value(codec), "-3") == 0);
+  CHECK(zcast_encode(codec, in, 4, enc) == ZCAST_OK);
+  CHECK(enc[0] == 0 && enc[1] == -3 && enc[2] == 45 && enc[3] == -2985);
+  CHECK(zcast_decode(codec, enc, 4, dec) == ZCAST_OK);
+  CHECK(memcmp(in, dec, sizeof in) == 0);
+  enc[1] = 7; /* not a multiple of -3 */
+  CHECK(zcast_decode(codec, enc, 4, dec) == ZCAST_CAST_FAILED);
+  CHECK(strstr(zcast_last_error(), "element 1") != NULL);
+  CHECK(strstr(zcast_last_error(), "inexact integer division") != NULL);
+  in[2] = 20000; /* (20000 - 5) * -3 leaves int16 */
+  CHECK(zcast_encode(codec, in, 4, enc) == ZCAST_CAST_FAILED);
+  CHECK(strstr(zcast_last_error(), "element 2: scale_offset encode of int16 value 20000") != NULL);
+  zcast_codec_destroy(codec);
+
+  codec = (zcast_codec*)&passed;
+  CHECK(zcast_codec_create("{\"name\":\"scale_offset\",\"configuration\":{\"scale\":0}}",
+                           "\"float32\"", NULL, &codec) == ZCAST_INVALID_METADATA);
+  CHECK(codec == NULL);
+  CHECK(strstr(zcast_last_error(), "\"scale\" 0 is zero") != NULL);
+  CHECK(zcast_codec_create("{\"name\":\"scale_offset\",\"configuration\":{\"factor\":2}}",
+                           "\"float32\"", NULL, &codec) == ZCAST_INVALID_METADATA);
+  CHECK(strstr(zcast_last_error(), "\"factor\"") != NULL);
+  /* Another name is still reported by the cast_value parser, as before. */
+  CHECK(zcast_codec_create("{\"name\":\"bitround\",\"configuration\":{}}", "\"float32\"", NULL,
+                           &codec) == ZCAST_INVALID_METADATA);
+  CHECK(strstr(zcast_last_error(), "bitround") != NULL);
+}
+
+static const char* kReflectance =
+    "{\"zarr_format\":3,\"node_type\":\"array\",\"shape\":[4],\"data_type\":\"float64\","
+    "\"fill_value\":\"NaN\",\"codecs\":["
+    "{\"name\":\"scale_offset\",\"configuration\":{\"offset\":-0.1,\"scale\":10000}},"
+    "{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"uint16\","
+    "\"scalar_map\":{\"encode\":[[\"NaN\",0]],\"decode\":[[0,\"NaN\"]]}}},"
+    "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+    "{\"name\":\"zstd\",\"configuration\":{\"level\":3}}]}";
+
+static void test_chain(void) {
+  zcast_chain* chain = NULL;
+  size_t index = 99;
+  double in[5] = {NAN, 0.0, 0.0234, 1.0, 6.4535}, back[5];
+  uint16_t dn[5];
+  CHECK(zcast_chain_create(kReflectance, &chain) == ZCAST_OK);
+  if (!chain) return;
+  CHECK(strcmp(zcast_chain_encoded_data_type(chain), "\"uint16\"") == 0);
+  CHECK(strcmp(zcast_chain_decoded_data_type(chain), "\"float64\"") == 0);
+  CHECK(strcmp(zcast_chain_encoded_fill_value(chain), "0") == 0);
+  CHECK(zcast_chain_encoded_element_size(chain) == 2);
+  CHECK(zcast_chain_decoded_element_size(chain) == 8);
+  CHECK(strcmp(zcast_chain_next_codec(chain, &index),
+               "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}") == 0);
+  CHECK(index == 2);
+  CHECK(zcast_chain_encode(chain, in, 5, dn) == ZCAST_OK);
+  CHECK(dn[0] == 0 && dn[1] == 1000 && dn[2] == 1234 && dn[3] == 11000 && dn[4] == 65535);
+  CHECK(zcast_chain_decode(chain, dn, 5, back) == ZCAST_OK);
+  CHECK(isnan(back[0]) && back[1] == 0.0 && back[3] == 1.0);
+  CHECK(fabs(back[2] - 0.0234) < 1e-12);
+  in[3] = 7.0; /* 71000 is beyond uint16 and out_of_range is unset */
+  CHECK(zcast_chain_encode(chain, in, 5, dn) == ZCAST_CAST_FAILED);
+  CHECK(strstr(zcast_last_error(), "element 3") != NULL);
+  CHECK(strstr(zcast_last_error(), "uint16") != NULL);
+  CHECK(zcast_chain_encode(chain, NULL, 0, NULL) == ZCAST_OK);
+  CHECK(zcast_chain_decode(chain, NULL, 1, back) == ZCAST_INVALID_ARGUMENT);
+  zcast_chain_destroy(chain);
+
+  /* A chain that owns every codec, built from the parts (e.g. a shard's inner codecs). */
+  chain = NULL;
+  CHECK(zcast_chain_create_from_codecs(
+            "[{\"name\":\"numcodecs.fixedscaleoffset\",\"configuration\":{\"offset\":1000,"
+            "\"scale\":10,\"dtype\":\"<f8\",\"astype\":\"|u1\"}}]",
+            "\"float64\"", NULL, &chain) == ZCAST_OK);
+  if (chain) {
+    double x[2] = {1012.34, 1025.6};
+    uint8_t b[2];
+    CHECK(zcast_chain_next_codec(chain, &index) == NULL);
+    CHECK(index == 1);
+    CHECK(zcast_chain_encoded_fill_value(chain) == NULL);
+    CHECK(zcast_chain_encode(chain, x, 2, b) == ZCAST_OK);
+    CHECK(b[0] == 123 && b[1] == 0); /* 256 wraps */
+    zcast_chain_destroy(chain);
+  }
+}
+
+static void test_chain_errors(void) {
+  zcast_chain* chain = (zcast_chain*)&passed;
+  CHECK(zcast_chain_create("{\"data_type\":\"float32\",\"codecs\":[{\"name\":\"scale_offset\","
+                           "\"configuration\":{\"scale\":\"NaN\"}},\"bytes\"]}",
+                           &chain) == ZCAST_INVALID_METADATA);
+  CHECK(chain == NULL);
+  CHECK(strstr(zcast_last_error(), "codecs[0]") != NULL);
+  CHECK(strstr(zcast_last_error(), "must be finite") != NULL);
+  CHECK(zcast_chain_create("{\"zarr_format\":2}", &chain) == ZCAST_INVALID_METADATA);
+  CHECK(zcast_chain_create(NULL, &chain) == ZCAST_INVALID_ARGUMENT);
+  CHECK(zcast_chain_create(kReflectance, NULL) == ZCAST_INVALID_ARGUMENT);
+  CHECK(zcast_chain_create_from_codecs("[]", "\"complex64\"", NULL, &chain) ==
+        ZCAST_INVALID_METADATA);
+  CHECK(zcast_chain_create_from_codecs(NULL, "\"float32\"", NULL, &chain) ==
+        ZCAST_INVALID_ARGUMENT);
+  CHECK(zcast_chain_encode(NULL, NULL, 0, NULL) == ZCAST_INVALID_ARGUMENT);
+  CHECK(zcast_chain_decode(NULL, NULL, 0, NULL) == ZCAST_INVALID_ARGUMENT);
+  CHECK(zcast_chain_encoded_data_type(NULL) == NULL);
+  CHECK(zcast_chain_encoded_fill_value(NULL) == NULL);
+  CHECK(zcast_chain_next_codec(NULL, NULL) == NULL);
+  CHECK(zcast_chain_encoded_element_size(NULL) == 0);
+  zcast_chain_destroy(NULL);
+}
+
 int main(void) {
   test_round_trip();
   test_cast_failure_names_element();
   test_invalid_metadata();
   test_invalid_arguments();
+  test_scale_offset_codec();
+  test_chain();
+  test_chain_errors();
   printf("c_api: %d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -1,4 +1,4 @@
-// zcast: the exact Zarr v3 `cast_value` codec, C++ interface.
+// zcast: the exact Zarr v3 `cast_value` codec and its companion `scale_offset`, C++ interface.
 //
 // A codec goes through three stages, each decision made once:
 //   1. CastValueSpec::FromJson   parses and validates the codec metadata alone (R11-R13);
@@ -12,6 +12,9 @@
 //   auto codec = zcast::CastValueCodec::Bind(*spec, zcast::DataType::float32, "\"NaN\"");
 //   // -> error: NaN has no representation in uint8 (R3); with a scalar_map ["NaN", 0] it binds.
 //   zcast::Status st = codec->Encode(floats, n, bytes);
+//
+// ScaleOffsetSpec / ScaleOffsetCodec follow the same three stages. Chain reads an array's whole
+// zarr.json and runs its leading scale_offset / cast_value codecs as one (see below).
 //
 // This header depends on the standard library only; nothing here throws.
 #ifndef ZCAST_ZCAST_HPP_
@@ -191,6 +194,117 @@ class ZCAST_API CastValueCodec {
 
  private:
   explicit CastValueCodec(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  std::shared_ptr<const State> state_;
+};
+
+// ---- scale_offset (companion codec, semantics.md "scale_offset") ----
+//
+//   auto spec = zcast::ScaleOffsetSpec::FromJson(
+//       R"({"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}})");
+//   auto codec = zcast::ScaleOffsetCodec::Bind(*spec, zcast::DataType::float64, "\"NaN\"");
+//   codec->Encode(reflectance, n, scaled);  // (x - offset) * scale, float64 arithmetic
+
+// The parsed, unbound configuration of one scale_offset codec. offset and scale are kept as JSON
+// text until Bind, because they are scalars of the array's data type.
+struct ZCAST_API ScaleOffsetSpec {
+  std::optional<std::string> offset;  // nullopt: absent (no subtraction / addition, R21)
+  std::optional<std::string> scale;   // nullopt: absent (no multiplication / division, R21)
+  bool has_configuration = true;      // false for {"name": "scale_offset"} (R21)
+
+  // Parses {"name": "scale_offset", "configuration": {"offset": s, "scale": s}} strictly (R13):
+  // unknown keys and offset/scale values that are not JSON numbers or strings are rejected with a
+  // kInvalidMetadata Status naming the key and value. Whether a value is a valid scalar of the
+  // array's type is checked by Bind.
+  static Result<ScaleOffsetSpec> FromJson(std::string_view codec_json);
+  // The codec metadata as read: omitted members stay omitted, values keep their JSON text.
+  std::string ToJson() const;
+};
+
+// A scale_offset codec bound to an array's data type and fill value. encode: (x - offset) * scale,
+// decode: x / scale + offset, each operation exact and then rounded once to the array's type
+// (floats: nearest-even; integers: exact, an out-of-range intermediate is an error). Immutable and
+// thread-safe, like CastValueCodec.
+class ZCAST_API ScaleOffsetCodec {
+ public:
+  // Parses offset and scale as scalars of `array_type` (finite; scale non-zero: R22) and
+  // transforms the fill value (JSON text, or nullopt) with the encode formula; encode(fill) and
+  // decode(encode(fill)) must succeed, equality is not required (R20). Any failure is
+  // kInvalidMetadata naming the key and value.
+  static Result<ScaleOffsetCodec> Bind(const ScaleOffsetSpec& spec, DataType array_type,
+                                       std::optional<std::string_view> fill_value_json);
+
+  const ScaleOffsetSpec& spec() const;
+  DataType decoded_type() const;  // the array's data type
+  DataType encoded_type() const;  // the same type: scale_offset does not change it
+  // encode(fill) as JSON text, or nullopt when bound without a fill value.
+  const std::optional<std::string>& encoded_fill_value_json() const;
+
+  // (x - offset) * scale on n elements, `in` and `out` contiguous, native-endian and not
+  // overlapping. NaN passes through unchanged (same encoding, R23), +-Inf propagates. On failure
+  // returns kCastFailed naming the first failing element's index, its value, the type and the
+  // reason (overflow of a step, R24); `out` is then unspecified.
+  Status Encode(const void* in, std::size_t n, void* out) const;
+  // x / scale + offset; for integer types a division with a remainder is an error.
+  Status Decode(const void* in, std::size_t n, void* out) const;
+
+  struct State;  // internal: typed parameters, kernels
+
+ private:
+  explicit ScaleOffsetCodec(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  std::shared_ptr<const State> state_;
+};
+
+// ---- the array -> array chain of an array's codecs ----
+//
+// Resolves the leading array -> array codecs that zcast owns (scale_offset, cast_value and the
+// legacy numcodecs.fixedscaleoffset, read as [scale_offset, cast_value{out_of_range: "wrap"}])
+// into one object. The codecs after them (bytes, compressors, sharding, ...) are the reader's
+// business; the chain says where they start.
+//
+//   auto chain = zcast::Chain::FromArrayMetadata(zarr_json_text);
+//   // chain->encoded_type(): what the array -> bytes codec (chain->first_unowned_name()) holds
+//   chain->Decode(chunk_elements, n, array_elements);
+//
+// A scale_offset followed by cast_value (indeed every run of owned codecs) is executed block by
+// block through a small stack buffer, one pass over memory; values and errors are identical to
+// running the codecs one after the other.
+class ZCAST_API Chain {
+ public:
+  using Step = std::variant<ScaleOffsetCodec, CastValueCodec>;
+
+  // Reads a Zarr v3 array's whole zarr.json: "data_type", "fill_value" and "codecs" (other members
+  // are not examined, except that "zarr_format", if present, must be 3 and "node_type", if
+  // present, "array"). kInvalidMetadata names the codec index and key on failure.
+  static Result<Chain> FromArrayMetadata(std::string_view zarr_json);
+  // The same from the parts, e.g. for the inner "codecs" of sharding_indexed: `codecs_json` is a
+  // JSON array of codec metadata; `fill_value_json` nullopt for none.
+  static Result<Chain> FromCodecs(DataType array_type,
+                                  std::optional<std::string_view> fill_value_json,
+                                  std::string_view codecs_json);
+
+  DataType decoded_type() const;  // the array's data type
+  DataType encoded_type() const;  // the data type handed to the first codec not owned
+  // The fill value handed to the first codec not owned (canonical JSON), nullopt without one.
+  const std::optional<std::string>& encoded_fill_value_json() const;
+  // The bound codecs in encode order (numcodecs.fixedscaleoffset contributes two).
+  const std::vector<Step>& steps() const;
+  // Index in "codecs" of the first codec the chain does not own, and its name ("bytes",
+  // "sharding_indexed", ...); the number of codecs and "" when it owns them all.
+  std::size_t first_unowned_index() const;
+  const std::string& first_unowned_name() const;
+  // codecs[first_unowned_index():] as compact JSON (an array, possibly empty).
+  const std::string& remaining_codecs_json() const;
+
+  // Encodes n elements of decoded_type() at `in` into encoded_type() at `out` (contiguous,
+  // native-endian, not overlapping). Errors as the codecs report them (kCastFailed, first failing
+  // element of the first failing codec); `out` is then unspecified.
+  Status Encode(const void* in, std::size_t n, void* out) const;
+  Status Decode(const void* in, std::size_t n, void* out) const;
+
+  struct State;  // internal
+
+ private:
+  explicit Chain(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };
 

@@ -1,19 +1,29 @@
-// The C API: a thin shim over the C++ API. Arguments are checked first, every call is wrapped in
-// a catch-all so that no exception crosses into C, and failures leave their message in a
-// thread-local buffer for zcast_last_error().
+// The C API: a thin shim over the C++ API (cast_value, scale_offset, the chain). Arguments are
+// checked first, every call is wrapped in a catch-all so that no exception crosses into C, and
+// failures leave their message in a thread-local buffer for zcast_last_error().
 #include "zcast/zcast.h"
 
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
+#include <variant>
 
 #include "zcast/json.h"
 #include "zcast/metadata.h"
 #include "zcast/zcast.hpp"
 
+// A codec handle holds either codec; zcast_codec_create dispatches on the metadata's "name".
 struct zcast_codec {
-  zcast::CastValueCodec codec;
+  std::variant<zcast::CastValueCodec, zcast::ScaleOffsetCodec> codec;
   std::string encoded_data_type_json;
+};
+
+struct zcast_chain {
+  zcast::Chain chain;
+  std::string encoded_data_type_json;
+  std::string decoded_data_type_json;
+  std::optional<std::string> next_codec_json;  // codecs[first_unowned_index], compact JSON
 };
 
 namespace {
@@ -44,6 +54,27 @@ zcast_status Guard(F&& body) {
   }
 }
 
+// True when the codec metadata is an object whose "name" is "scale_offset".
+bool IsScaleOffset(const char* codec_json) {
+  auto doc = zcast::internal::ParseJson(codec_json);
+  if (!doc.ok() || doc->type != zcast::internal::JsonValue::Type::kObject) return false;
+  const auto* name = doc->Find("name");
+  return name && name->type == zcast::internal::JsonValue::Type::kString &&
+         name->text == "scale_offset";
+}
+
+zcast_status NewChain(zcast::Result<zcast::Chain> chain, zcast_chain** out) {
+  if (!chain.ok()) return FromStatus(chain.status());
+  std::optional<std::string> next;
+  auto rest = zcast::internal::ParseJson(chain->remaining_codecs_json());
+  if (rest.ok() && !rest->array.empty()) next = rest->array.front().Dump();
+  std::string encoded = zcast::internal::JsonQuote(zcast::DataTypeName(chain->encoded_type()));
+  std::string decoded = zcast::internal::JsonQuote(zcast::DataTypeName(chain->decoded_type()));
+  *out = new zcast_chain{std::move(chain).value(), std::move(encoded), std::move(decoded),
+                         std::move(next)};
+  return ZCAST_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -61,26 +92,40 @@ zcast_status zcast_codec_create(const char* codec_json, const char* array_data_t
       return Fail(ZCAST_INVALID_METADATA, "array data_type: " + type_doc.status().message());
     auto array_type = zcast::internal::ParseDataTypeJson(*type_doc, "array data_type");
     if (!array_type.ok()) return FromStatus(array_type.status());
-    auto spec = zcast::CastValueSpec::FromJson(codec_json);
-    if (!spec.ok()) return FromStatus(spec.status());
     std::optional<std::string_view> fill;
     if (fill_value_json) fill = fill_value_json;
-    auto codec = zcast::CastValueCodec::Bind(*spec, *array_type, fill);
-    if (!codec.ok()) return FromStatus(codec.status());
-    std::string type_json = zcast::internal::JsonQuote(zcast::DataTypeName(codec->encoded_type()));
-    *out = new zcast_codec{std::move(codec).value(), std::move(type_json)};
-    return ZCAST_OK;
+    // Dispatch on "name": scale_offset here; anything else goes to cast_value, whose parser
+    // reports a wrong name or malformed JSON as before.
+    auto bind = [&]<typename Spec, typename Codec>() -> zcast_status {
+      auto spec = Spec::FromJson(codec_json);
+      if (!spec.ok()) return FromStatus(spec.status());
+      auto codec = Codec::Bind(*spec, *array_type, fill);
+      if (!codec.ok()) return FromStatus(codec.status());
+      std::string type_json =
+          zcast::internal::JsonQuote(zcast::DataTypeName(codec->encoded_type()));
+      *out = new zcast_codec{std::move(codec).value(), std::move(type_json)};
+      return ZCAST_OK;
+    };
+    if (IsScaleOffset(codec_json))
+      return bind.template operator()<zcast::ScaleOffsetSpec, zcast::ScaleOffsetCodec>();
+    return bind.template operator()<zcast::CastValueSpec, zcast::CastValueCodec>();
   });
 }
 
 zcast_status zcast_encode(const zcast_codec* codec, const void* in, size_t n, void* out) {
   if (!codec) return Fail(ZCAST_INVALID_ARGUMENT, "zcast_encode: codec is NULL");
-  return Guard([&] { return FromStatus(codec->codec.Encode(in, n, out)); });
+  return Guard([&] {
+    return FromStatus(
+        std::visit([&](const auto& c) { return c.Encode(in, n, out); }, codec->codec));
+  });
 }
 
 zcast_status zcast_decode(const zcast_codec* codec, const void* in, size_t n, void* out) {
   if (!codec) return Fail(ZCAST_INVALID_ARGUMENT, "zcast_decode: codec is NULL");
-  return Guard([&] { return FromStatus(codec->codec.Decode(in, n, out)); });
+  return Guard([&] {
+    return FromStatus(
+        std::visit([&](const auto& c) { return c.Decode(in, n, out); }, codec->codec));
+  });
 }
 
 const char* zcast_codec_encoded_data_type(const zcast_codec* codec) {
@@ -89,9 +134,82 @@ const char* zcast_codec_encoded_data_type(const zcast_codec* codec) {
 
 const char* zcast_codec_encoded_fill_value(const zcast_codec* codec) {
   if (!codec) return nullptr;
-  const auto& fill = codec->codec.encoded_fill_value_json();
+  const auto& fill =
+      std::visit([](const auto& c) -> const std::optional<std::string>& {
+        return c.encoded_fill_value_json();
+      }, codec->codec);
   return fill ? fill->c_str() : nullptr;
 }
+
+zcast_status zcast_chain_create(const char* array_metadata_json, zcast_chain** out) {
+  if (!out) return Fail(ZCAST_INVALID_ARGUMENT, "zcast_chain_create: out is NULL");
+  *out = nullptr;
+  if (!array_metadata_json)
+    return Fail(ZCAST_INVALID_ARGUMENT, "zcast_chain_create: array_metadata_json is NULL");
+  return Guard([&] { return NewChain(zcast::Chain::FromArrayMetadata(array_metadata_json), out); });
+}
+
+zcast_status zcast_chain_create_from_codecs(const char* codecs_json,
+                                            const char* array_data_type_json,
+                                            const char* fill_value_json, zcast_chain** out) {
+  if (!out) return Fail(ZCAST_INVALID_ARGUMENT, "zcast_chain_create_from_codecs: out is NULL");
+  *out = nullptr;
+  if (!codecs_json)
+    return Fail(ZCAST_INVALID_ARGUMENT, "zcast_chain_create_from_codecs: codecs_json is NULL");
+  if (!array_data_type_json)
+    return Fail(ZCAST_INVALID_ARGUMENT,
+                "zcast_chain_create_from_codecs: array_data_type_json is NULL");
+  return Guard([&]() -> zcast_status {
+    auto type_doc = zcast::internal::ParseJson(array_data_type_json);
+    if (!type_doc.ok())
+      return Fail(ZCAST_INVALID_METADATA, "array data_type: " + type_doc.status().message());
+    auto array_type = zcast::internal::ParseDataTypeJson(*type_doc, "array data_type");
+    if (!array_type.ok()) return FromStatus(array_type.status());
+    std::optional<std::string_view> fill;
+    if (fill_value_json) fill = fill_value_json;
+    return NewChain(zcast::Chain::FromCodecs(*array_type, fill, codecs_json), out);
+  });
+}
+
+zcast_status zcast_chain_encode(const zcast_chain* chain, const void* in, size_t n, void* out) {
+  if (!chain) return Fail(ZCAST_INVALID_ARGUMENT, "zcast_chain_encode: chain is NULL");
+  return Guard([&] { return FromStatus(chain->chain.Encode(in, n, out)); });
+}
+
+zcast_status zcast_chain_decode(const zcast_chain* chain, const void* in, size_t n, void* out) {
+  if (!chain) return Fail(ZCAST_INVALID_ARGUMENT, "zcast_chain_decode: chain is NULL");
+  return Guard([&] { return FromStatus(chain->chain.Decode(in, n, out)); });
+}
+
+const char* zcast_chain_encoded_data_type(const zcast_chain* chain) {
+  return chain ? chain->encoded_data_type_json.c_str() : nullptr;
+}
+
+const char* zcast_chain_encoded_fill_value(const zcast_chain* chain) {
+  if (!chain) return nullptr;
+  const auto& fill = chain->chain.encoded_fill_value_json();
+  return fill ? fill->c_str() : nullptr;
+}
+
+const char* zcast_chain_decoded_data_type(const zcast_chain* chain) {
+  return chain ? chain->decoded_data_type_json.c_str() : nullptr;
+}
+
+size_t zcast_chain_encoded_element_size(const zcast_chain* chain) {
+  return chain ? zcast::DataTypeSize(chain->chain.encoded_type()) : 0;
+}
+
+size_t zcast_chain_decoded_element_size(const zcast_chain* chain) {
+  return chain ? zcast::DataTypeSize(chain->chain.decoded_type()) : 0;
+}
+
+const char* zcast_chain_next_codec(const zcast_chain* chain, size_t* index) {
+  if (!chain) return nullptr;
+  if (index) *index = chain->chain.first_unowned_index();
+  return chain->next_codec_json ? chain->next_codec_json->c_str() : nullptr;
+}
+
+void zcast_chain_destroy(zcast_chain* chain) { delete chain; }
 
 const char* zcast_last_error(void) { return g_last_error.c_str(); }
 

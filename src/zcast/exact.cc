@@ -37,9 +37,11 @@ Rounded RoundToGrid(const ExactValue& x, const TypeInfo& d, Rounding mode) {
   }
   if (quantum <= x.exp && !x.sticky) return {x.negative, x.mag, x.exp};  // on the grid: exact
 
-  // shift >= 0; shift == 0 only with sticky (a remainder strictly below half a quantum). The
-  // decimal parser only sets sticky with at least 60 significant bits in mag and below 2^63, and
-  // never for integer targets, so quantum >= exp here and kept + 1 below cannot overflow.
+  // shift >= 0; shift == 0 only with sticky (a remainder strictly below half a quantum). Callers
+  // that set sticky (decimal JSON numbers, scale_offset results) keep at least 60 significant bits
+  // in mag, more than any float target's precision, so shift >= 1 for float targets and kept + 1
+  // below cannot overflow. Integer targets never receive sticky values (JSON integers are exact,
+  // scale_offset on integer arrays is exact integer arithmetic).
   std::int64_t shift = static_cast<std::int64_t>(quantum) - x.exp;
   std::uint64_t kept;
   bool above_half, tie, inexact;

@@ -1,10 +1,16 @@
 #include "zcast/kernels.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <xmmintrin.h>
+#endif
 
 #include "zcast/dtype.h"
 
@@ -18,6 +24,30 @@ CastOutcome ConvertScalar(const Direction& dir, std::uint64_t src_bits) {
 }
 
 namespace {
+
+// The fast paths rely on the default floating-point environment: round-to-nearest for rint and
+// the hardware conversions, and no flush-to-zero / denormals-are-zero (a host application may
+// have set either). A kernel run sets the default MXCSR if it differs and restores the caller's.
+class DefaultFpEnv {
+ public:
+#if defined(__x86_64__) || defined(_M_X64)
+  DefaultFpEnv() : saved_(_mm_getcsr()) {
+    // Keep the sticky exception flags (bits 0-5); everything else must be the power-on default:
+    // all exceptions masked, round to nearest, FTZ and DAZ off.
+    if ((saved_ & ~0x3Fu) != 0x1F80u) {
+      _mm_setcsr(0x1F80u | (saved_ & 0x3Fu));
+      changed_ = true;
+    }
+  }
+  ~DefaultFpEnv() {
+    if (changed_) _mm_setcsr(saved_);
+  }
+
+ private:
+  unsigned saved_;
+  bool changed_ = false;
+#endif
+};
 
 template <std::size_t kSize> struct UintOfSize;
 template <> struct UintOfSize<1> { using type = std::uint8_t; };
@@ -119,6 +149,7 @@ class FastPathKernel final : public Kernel {
     }
   }
   std::size_t Run(const void* in, std::size_t n, void* out) const override {
+    DefaultFpEnv env;
     const SrcT* src = static_cast<const SrcT*>(in);
     DstT* dst = static_cast<DstT*>(out);
     const bool has_map = !dir_.map.empty();
@@ -345,9 +376,33 @@ std::unique_ptr<const Kernel> NarrowFloat(const Direction& dir) {
   }
 }
 
+// Integers of 32 or 64 bits -> any integer type: a range check (in 128-bit arithmetic, so every
+// pair of signednesses is one compare) and a truncation; out-of-range values go to the engine.
+template <typename SrcT>
+std::unique_ptr<const Kernel> IntToInt(const Direction& dir, const TypeInfo& s, const TypeInfo& d) {
+  using i128 = __int128;
+  i128 lo = d.is_signed_int() ? -(i128{1} << (d.bits - 1)) : 0;
+  i128 hi = (i128{1} << (d.is_signed_int() ? d.bits - 1 : d.bits)) - 1;
+  std::uint64_t mask = d.value_mask();
+  bool is_signed = s.is_signed_int();
+  return WithStorage(d.size, [&]<typename DstT>() {
+    auto fast = [lo, hi, mask, is_signed](SrcT b, DstT* out) {
+      i128 v = is_signed ? i128{static_cast<std::make_signed_t<SrcT>>(b)} : i128{b};
+      if (v < lo || v > hi) return false;
+      *out = static_cast<DstT>(static_cast<std::uint64_t>(v) & mask);
+      return true;
+    };
+    return MakeFast<SrcT, DstT>(dir, fast, "int-to-int");
+  });
+}
+
 std::unique_ptr<const Kernel> SelectWide(const Direction& dir) {
   const TypeInfo& s = Info(dir.src);
   const TypeInfo& d = Info(dir.dst);
+  if (s.is_int() && d.is_int()) {
+    if (s.size == 4) return IntToInt<std::uint32_t>(dir, s, d);
+    return IntToInt<std::uint64_t>(dir, s, d);
+  }
   if (dir.src == DataType::float32 && d.is_int()) return FloatToInt<float>(dir, d);
   if (dir.src == DataType::float64 && d.is_int()) return FloatToInt<double>(dir, d);
   if (dir.rounding == Rounding::kNearestEven) {
@@ -389,7 +444,54 @@ std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir) {
   return std::make_unique<ReferenceLoop>(dir);
 }
 
+const char* SimdTargetName(SimdTarget target) {
+  switch (target) {
+    case SimdTarget::kBaseline: return "baseline";
+    case SimdTarget::kAvx2: return "avx2";
+  }
+  return "unknown";
+}
+
+const std::vector<SimdTarget>& SupportedSimdTargets() {
+  static const std::vector<SimdTarget> targets = [] {
+    std::vector<SimdTarget> t{SimdTarget::kBaseline};
+#if ZCAST_HAVE_AVX2_KERNELS
+    // libgcc reports AVX features only when the OS saves the YMM state (XGETBV), so this is
+    // also the OS check.
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2"))
+      t.push_back(SimdTarget::kAvx2);
+#endif
+    return t;
+  }();
+  return targets;
+}
+
+SimdTarget BestSimdTarget() {
+  static const SimdTarget best = [] {
+    SimdTarget t = SupportedSimdTargets().back();
+    const char* cap = std::getenv("ZCAST_SIMD_TARGET");
+    if (cap && std::strcmp(cap, "baseline") == 0) t = SimdTarget::kBaseline;
+    return t;
+  }();
+  return best;
+}
+
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir) {
+  return SelectKernelFor(dir, BestSimdTarget());
+}
+
+std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, SimdTarget target) {
+  const std::vector<SimdTarget>& supported = SupportedSimdTargets();
+  while (target != SimdTarget::kBaseline &&
+         std::find(supported.begin(), supported.end(), target) == supported.end())
+    target = static_cast<SimdTarget>(static_cast<int>(target) - 1);
+#if ZCAST_HAVE_AVX2_KERNELS
+  if (target >= SimdTarget::kAvx2) {
+    if (auto k = SelectKernelAvx2(dir)) return k;
+  }
+#endif
   std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size;
   if (ss <= 2) {
     return WithStorage(ds, [&]<typename DstT>() -> std::unique_ptr<const Kernel> {

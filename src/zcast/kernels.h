@@ -40,10 +40,34 @@ class Kernel {
   virtual const char* name() const = 0;  // for tests and benchmarks
 };
 
-// The fastest kernel available for `dir`.
+// ---- SIMD targets ----
+//
+// The library is built for the baseline x86-64; kernels_avx2.cc alone is compiled with
+// -mavx2 -mfma -mf16c -mbmi2 and only ever called when the CPU has all four (and the OS saves
+// YMM state). The best target is decided once per process (the first call), so every codec of a
+// process uses the same one. The environment variable ZCAST_SIMD_TARGET=baseline (read at that
+// moment) caps it, e.g. to benchmark the baseline kernels on an AVX2 machine.
+enum class SimdTarget : std::uint8_t { kBaseline, kAvx2 };
+
+// "baseline", "avx2".
+const char* SimdTargetName(SimdTarget target);
+// The targets this process may run, baseline first, best last (the cap above does not apply).
+const std::vector<SimdTarget>& SupportedSimdTargets();
+// The target SelectKernel uses: the best supported one, capped by ZCAST_SIMD_TARGET.
+SimdTarget BestSimdTarget();
+
+// The fastest kernel available for `dir` on BestSimdTarget().
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir);
+// The fastest kernel for `dir` that uses no instruction beyond `target` (tests and benchmarks
+// compare targets with it). A target the CPU lacks is never used: it falls back to the best
+// supported one below it.
+std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, SimdTarget target);
 // The per-element reference loop (ConvertScalar on every element), for tests and as a fallback.
 std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir);
+
+// For kernels_avx2.cc only: its vector kernels for `dir`, or nullptr where it has nothing better
+// than the baseline. Callers must have checked that the CPU supports SimdTarget::kAvx2.
+std::unique_ptr<const Kernel> SelectKernelAvx2(const Direction& dir);
 
 }  // namespace zcast::internal
 

@@ -1,19 +1,39 @@
-// Every kernel SelectKernel picks must agree with the reference path (ConvertScalar on each
-// element): the same output bytes and the same first failing index, for every type pair, rounding
-// and out_of_range, in both directions (a decode is just another Direction). Sources of <= 16 bits
-// are run on every encoding; wider ones on boundary values plus seeded random bit patterns.
+// Every kernel SelectKernelFor picks, on every SIMD target this CPU runs, must agree with the
+// reference path (ConvertScalar on each element): the same output bytes and the same first failing
+// index, for every type pair, rounding and out_of_range, in both directions (a decode is just
+// another Direction). Sources of <= 16 bits are run on every encoding; wider ones on boundary
+// values, ties of the narrower types and seeded random bit patterns. The vector kernels get
+// targeted tests too: a declined lane (NaN, Inf, out of range, scalar_map key) in every position
+// of a block and of a tail, tails of every length 0..40, unaligned buffers, a non-default MXCSR.
+// tests/exhaustive_f32.cc checks every float32 input for the <= 16-bit targets (not run in CI).
 #include "zcast/kernels.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
+
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "zcast/dtype.h"
 
 namespace zcast::internal {
 namespace {
+
+std::uint32_t F32Bits(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+std::uint64_t F64Bits(double f) {
+  std::uint64_t b;
+  std::memcpy(&b, &f, 8);
+  return b;
+}
 
 std::vector<std::uint64_t> Inputs(DataType src) {
   const TypeInfo& s = Info(src);
@@ -30,6 +50,7 @@ std::vector<std::uint64_t> Inputs(DataType src) {
       v.push_back(~p + 1);
     }
   }
+  std::mt19937_64 rng(12345 + static_cast<int>(src));
   if (src == DataType::float32 || src == DataType::float64) {
     // Every float value of the small targets' neighbourhoods: +-k/16 * 2^e for a range of e.
     for (int e = -140; e <= 140; e += 1) {
@@ -37,42 +58,108 @@ std::vector<std::uint64_t> Inputs(DataType src) {
         double x = std::ldexp(k / 16.0, e);
         for (double sgn : {1.0, -1.0}) {
           if (src == DataType::float32) {
-            float f = static_cast<float>(sgn * x);
-            std::uint32_t b;
-            std::memcpy(&b, &f, 4);
+            std::uint32_t b = F32Bits(static_cast<float>(sgn * x));
             for (int d = -1; d <= 1; ++d) v.push_back(static_cast<std::uint32_t>(b + d));
           } else {
-            double f = sgn * x;
-            std::uint64_t b;
-            std::memcpy(&b, &f, 8);
+            std::uint64_t b = F64Bits(sgn * x);
             for (int d = -1; d <= 1; ++d) v.push_back(b + d);
           }
         }
       }
     }
   }
-  std::mt19937_64 rng(12345 + static_cast<int>(src));
+  if (src == DataType::float32) {
+    // Exact ties and their neighbours for float16 (13 dropped bits), bfloat16 (16) and float16
+    // subnormals (more), around every exponent.
+    for (int i = 0; i < 4000; ++i) {
+      std::uint32_t hi = static_cast<std::uint32_t>(rng()) & 0xFFFF0000u;
+      std::uint32_t mid = static_cast<std::uint32_t>(rng()) & 0xFFFFE000u;
+      for (std::uint32_t low : {0x8000u, 0x7FFFu, 0x8001u}) v.push_back(hi | low);
+      for (std::uint32_t low : {0x1000u, 0x0FFFu, 0x1001u}) v.push_back(mid | low);
+    }
+  }
+  if (src == DataType::float64) {
+    // float64 -> float32 ties: a float32 value plus half its ulp, and one float64 ulp either side,
+    // across the whole float32 range (subnormals included) and just beyond it.
+    for (int i = 0; i < 6000; ++i) {
+      std::uint32_t fb = static_cast<std::uint32_t>(rng());
+      if ((fb & 0x7F800000u) == 0x7F800000u) fb &= 0xBFFFFFFFu;
+      float f;
+      std::memcpy(&f, &fb, 4);
+      double x = f;
+      double next = std::nextafter(f, f < 0 ? -INFINITY : INFINITY);
+      double half = std::isinf(next) ? std::ldexp(1.0, 103) : (next - x) / 2;
+      std::uint64_t b = F64Bits(x + half);
+      for (int d = -1; d <= 1; ++d) v.push_back(b + d);
+    }
+  }
   for (int i = 0; i < 20000; ++i) v.push_back(rng());
   for (auto& b : v) b &= s.value_mask();
   return v;
 }
 
+std::string Describe(const Direction& dir) {
+  return std::string(DataTypeName(dir.src)) + " -> " + std::string(DataTypeName(dir.dst)) + " " +
+         std::string(RoundingName(dir.rounding)) + " " + std::string(OutOfRangeName(dir.out_of_range)) +
+         (dir.map.empty() ? "" : " with scalar_map");
+}
+
+// The reference: every element through ConvertScalar once.
+struct Expected {
+  std::vector<std::uint64_t> bits;
+  std::vector<bool> fails;
+};
+Expected Reference(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
+  Expected e;
+  e.bits.resize(inputs.size());
+  e.fails.resize(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    CastOutcome r = ConvertScalar(dir, inputs[i]);
+    e.bits[i] = r.bits & Info(dir.dst).value_mask();
+    e.fails[i] = r.error != CastError::kNone;
+  }
+  return e;
+}
+
+// Runs `kernel` over `inputs` from each failure on (skipping the failing element), comparing the
+// first failing index and the bytes before it with the reference. `in_offset` / `out_offset`
+// shift both buffers off their natural alignment.
+void ExpectKernelMatches(const Kernel& kernel, const Direction& dir,
+                         const std::vector<std::uint64_t>& inputs, const Expected& want,
+                         std::size_t in_offset = 0, std::size_t out_offset = 0) {
+  const std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size, n = inputs.size();
+  std::vector<unsigned char> in_buf(n * ss + in_offset + 1), out_buf(n * ds + out_offset + 1, 0xCD);
+  unsigned char* in = in_buf.data() + in_offset;
+  unsigned char* out = out_buf.data() + out_offset;
+  for (std::size_t i = 0; i < n; ++i) StoreBits(in + i * ss, ss, inputs[i]);
+  std::size_t start = 0;
+  while (start <= n) {
+    std::size_t expected_fail = start;
+    while (expected_fail < n && !want.fails[expected_fail]) ++expected_fail;
+    std::size_t f = start + kernel.Run(in + start * ss, n - start, out + start * ds);
+    ASSERT_EQ(f, expected_fail) << "kernel " << kernel.name() << ": first failure differs, run from "
+                                << start << ", input bits 0x" << std::hex
+                                << inputs[std::min(std::min(f, expected_fail), n - 1)];
+    for (std::size_t i = start; i < f; ++i) {
+      if (LoadBits(out + i * ds, ds) != want.bits[i]) {
+        ASSERT_EQ(LoadBits(out + i * ds, ds), want.bits[i])
+            << "kernel " << kernel.name() << ", element " << i << ", input bits 0x" << std::hex
+            << inputs[i];
+      }
+    }
+    ASSERT_EQ(out_buf[n * ds + out_offset], 0xCD) << "kernel " << kernel.name() << " wrote past the end";
+    start = f + 1;
+  }
+}
+
+// Every target's kernel for `dir` against the reference.
 void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
-  const std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size;
-  std::vector<unsigned char> in(inputs.size() * ss);
-  for (std::size_t i = 0; i < inputs.size(); ++i) StoreBits(&in[i * ss], ss, inputs[i]);
-  auto fast = SelectKernel(dir);
-  auto ref = ReferenceKernel(dir);
-  std::vector<unsigned char> out_fast(inputs.size() * ds), out_ref(inputs.size() * ds);
-  std::size_t start = 0, n = inputs.size();
-  while (start < n) {
-    std::size_t f = fast->Run(&in[start * ss], n - start, &out_fast[start * ds]);
-    std::size_t r = ref->Run(&in[start * ss], n - start, &out_ref[start * ds]);
-    ASSERT_EQ(f, r) << "first failure differs, kernel " << fast->name() << " from element "
-                    << start << ", input bits 0x" << std::hex << inputs[start + std::min(f, r)];
-    ASSERT_EQ(0, std::memcmp(&out_fast[start * ds], &out_ref[start * ds], f * ds))
-        << "kernel " << fast->name();
-    start += f + 1;  // skip the failing element and go on
+  Expected want = Reference(dir, inputs);
+  for (SimdTarget target : SupportedSimdTargets()) {
+    auto kernel = SelectKernelFor(dir, target);
+    SCOPED_TRACE(std::string("target ") + SimdTargetName(target) + ", kernel " + kernel->name());
+    ExpectKernelMatches(*kernel, dir, inputs, want);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -85,9 +172,7 @@ TEST_P(KernelMatchesReference, AllTargetsModesAndRanges) {
     for (int r = 0; r < 5; ++r) {
       for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
         Direction dir{src, dst, static_cast<Rounding>(r), oor, {}};
-        SCOPED_TRACE(std::string(DataTypeName(src)) + " -> " + std::string(DataTypeName(dst)) +
-                     " " + std::string(RoundingName(dir.rounding)) + " " +
-                     std::string(OutOfRangeName(oor)));
+        SCOPED_TRACE(Describe(dir));
         ExpectSame(dir, inputs);
         if (HasFatalFailure()) return;
       }
@@ -95,7 +180,8 @@ TEST_P(KernelMatchesReference, AllTargetsModesAndRanges) {
   }
 }
 
-// A scalar_map goes through the kernels' cold path: keys must win over every other rule (R10).
+// A scalar_map goes through the kernels' cold path or their in-vector blend: keys must win over
+// every other rule (R10).
 TEST_P(KernelMatchesReference, WithScalarMap) {
   DataType src = GetParam();
   const TypeInfo& s = Info(src);
@@ -105,26 +191,232 @@ TEST_P(KernelMatchesReference, WithScalarMap) {
   if (s.has_inf()) map.emplace_back(s.positive_inf(), 1);
   map.emplace_back(inputs[inputs.size() / 2], 1);
   map.emplace_back(inputs.back(), 0);
-  for (DataType dst : {DataType::uint8, DataType::int16, DataType::float8_e4m3fnuz,
-                       DataType::int4, DataType::float32}) {
-    Direction dir{src, dst, Rounding::kNearestEven, OutOfRange::kUnset, map};
-    SCOPED_TRACE(std::string(DataTypeName(src)) + " -> " + std::string(DataTypeName(dst)));
-    ExpectSame(dir, inputs);
+  for (DataType dst : {DataType::uint8, DataType::int16, DataType::float8_e4m3fnuz, DataType::int4,
+                       DataType::float32, DataType::float16, DataType::int64}) {
+    for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp}) {
+      Direction dir{src, dst, Rounding::kNearestEven, oor, map};
+      SCOPED_TRACE(Describe(dir));
+      ExpectSame(dir, inputs);
+      if (HasFatalFailure()) return;
+    }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllSources, KernelMatchesReference, ::testing::ValuesIn(kAllDataTypes),
                          [](const auto& info) { return std::string(DataTypeName(info.param)); });
 
-TEST(KernelSelection, FastPathsAreChosen) {
+// ---- targeted tests of the block structure ----
+
+// Source encodings of ordinary values (exactly representable, in range for most targets), and of
+// values a vector kernel declines or treats specially.
+std::uint64_t FromDouble(DataType t, double x) {
+  return CastBits(DataType::float64, F64Bits(x), t, Rounding::kNearestEven, OutOfRange::kClamp).bits;
+}
+std::vector<std::uint64_t> Ordinary(DataType src, std::size_t n) {
+  std::vector<std::uint64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = FromDouble(src, static_cast<double>(i % 7) * 0.75 + (i % 3));
+  return v;
+}
+std::vector<std::uint64_t> Specials(DataType src) {
+  const TypeInfo& s = Info(src);
+  std::vector<std::uint64_t> v;
+  if (s.has_nan()) {
+    v.push_back(s.canonical_nan());
+    if (s.special == Special::Ieee) v.push_back(s.canonical_nan() | s.sign_bit() | 1);  // -NaN, payload
+  }
+  if (s.has_inf()) {
+    v.push_back(s.positive_inf());
+    v.push_back(s.positive_inf() | s.sign_bit());
+  }
+  for (double x : {1e30, -1e30, 300.0, -1.0, 70000.0, -129.5, 2.5, 1e-30}) v.push_back(FromDouble(src, x));
+  return v;
+}
+
+const DataType kVectorSources[] = {DataType::float32, DataType::float64, DataType::float16,
+                                   DataType::bfloat16, DataType::int32, DataType::int16,
+                                   DataType::uint16, DataType::uint8, DataType::int8,
+                                   DataType::float8_e4m3, DataType::float8_e5m2fnuz,
+                                   DataType::float4_e2m1fn};
+
+// One special value at every position of a 40-element buffer (a full block, then a tail of 8):
+// the declined lane must come out exactly as the reference has it, including the first failure.
+TEST(VectorBlocks, DeclinedLaneInEveryPosition) {
+  constexpr std::size_t kN = 40;
+  for (DataType src : kVectorSources) {
+    const std::vector<std::uint64_t> base = Ordinary(src, kN);
+    for (DataType dst : kAllDataTypes) {
+      for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
+        Direction dir{src, dst, static_cast<Rounding>((static_cast<int>(dst) + static_cast<int>(oor)) % 5), oor, {}};
+        SCOPED_TRACE(Describe(dir));
+        for (SimdTarget target : SupportedSimdTargets()) {
+          auto kernel = SelectKernelFor(dir, target);
+          for (std::uint64_t special : Specials(src)) {
+            for (std::size_t p = 0; p < kN; ++p) {
+              std::vector<std::uint64_t> in = base;
+              in[p] = special;
+              SCOPED_TRACE("special 0x" + std::to_string(special) + " at " + std::to_string(p));
+              ExpectKernelMatches(*kernel, dir, in, Reference(dir, in));
+              if (HasFatalFailure()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// scalar_map keys blended in the vector (float32 -> uint8 with NaN -> 0, +-Inf -> 255 / 0, and a
+// finite key), in every position, with and without other declined lanes.
+TEST(VectorBlocks, ScalarMapKeysInEveryPosition) {
+  constexpr std::size_t kN = 45;
+  const std::uint64_t nan = 0x7FC00000u, inf = 0x7F800000u, ninf = 0xFF800000u;
+  const std::uint64_t key = F32Bits(7.0f), neg_nan = 0xFFC00001u, big = F32Bits(1e9f);
+  for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp}) {
+    for (int r = 0; r < 5; ++r) {
+      Direction dir{DataType::float32, DataType::uint8, static_cast<Rounding>(r), oor,
+                    {{nan, 0}, {inf, 255}, {ninf, 0}, {key, 42}}};
+      SCOPED_TRACE(Describe(dir));
+      std::vector<std::uint64_t> base(kN);
+      for (std::size_t i = 0; i < kN; ++i) base[i] = F32Bits(static_cast<float>(i) * 1.25f);
+      for (SimdTarget target : SupportedSimdTargets()) {
+        auto kernel = SelectKernelFor(dir, target);
+        if (target == SimdTarget::kAvx2) EXPECT_STREQ(kernel->name(), "avx2-float-to-int");
+        for (std::uint64_t special : {nan, inf, ninf, key, neg_nan, big}) {
+          for (std::size_t p = 0; p < kN; ++p) {
+            std::vector<std::uint64_t> in = base;
+            in[p] = special;
+            in[(p * 7 + 3) % kN] = nan;
+            SCOPED_TRACE("special at " + std::to_string(p));
+            ExpectKernelMatches(*kernel, dir, in, Reference(dir, in));
+            if (HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Tails of every length 0..40 (a partial block alone, a block and a partial one), from unaligned
+// buffers, for every source a vector kernel takes and every destination.
+TEST(VectorBlocks, TailsAndUnalignedBuffers) {
+  for (DataType src : kVectorSources) {
+    auto all = Inputs(src);
+    std::mt19937_64 rng(99 + static_cast<int>(src));
+    for (DataType dst : kAllDataTypes) {
+      Direction dir{src, dst, static_cast<Rounding>(static_cast<int>(dst) % 5), OutOfRange::kClamp, {}};
+      SCOPED_TRACE(Describe(dir));
+      for (SimdTarget target : SupportedSimdTargets()) {
+        auto kernel = SelectKernelFor(dir, target);
+        for (std::size_t n = 0; n <= 40; ++n) {
+          std::vector<std::uint64_t> in(n);
+          for (auto& b : in) b = all[rng() % all.size()];
+          Expected want = Reference(dir, in);
+          for (std::size_t off : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+            SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
+            ExpectKernelMatches(*kernel, dir, in, want, off, (off * 5) % 4);
+            if (HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+#if defined(__x86_64__)
+// A host application may run with flush-to-zero, denormals-are-zero and another rounding mode in
+// MXCSR: results must not change, and the caller's MXCSR must be back afterwards.
+TEST(VectorBlocks, NonDefaultFloatingPointEnvironment) {
+  const unsigned saved = _mm_getcsr();
+  std::vector<std::uint64_t> in32 = Inputs(DataType::float32), in64 = Inputs(DataType::float64);
+  for (DataType src : {DataType::float32, DataType::float64, DataType::float16}) {
+    auto inputs = src == DataType::float32 ? in32 : (src == DataType::float64 ? in64 : Inputs(src));
+    for (DataType dst : {DataType::float16, DataType::float32, DataType::bfloat16, DataType::int32,
+                         DataType::uint8, DataType::float8_e4m3, DataType::int64}) {
+      for (int r = 0; r < 5; ++r) {
+        Direction dir{src, dst, static_cast<Rounding>(r), OutOfRange::kClamp, {}};
+        SCOPED_TRACE(Describe(dir));
+        Expected want = Reference(dir, inputs);
+        for (SimdTarget target : SupportedSimdTargets()) {
+          auto kernel = SelectKernelFor(dir, target);
+          const unsigned odd = 0x8000u | 0x0040u | 0x6000u | 0x1F80u;  // FTZ, DAZ, towards zero
+          _mm_setcsr(odd);
+          ExpectKernelMatches(*kernel, dir, inputs, want);
+          const unsigned after = _mm_getcsr();
+          _mm_setcsr(saved);
+          EXPECT_EQ(after & ~0x3Fu, odd) << "MXCSR not restored by " << kernel->name();
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+#endif
+
+TEST(KernelSelection, TargetsAndHook) {
+  const auto& targets = SupportedSimdTargets();
+  ASSERT_FALSE(targets.empty());
+  EXPECT_EQ(targets.front(), SimdTarget::kBaseline);
+  EXPECT_NE(std::find(targets.begin(), targets.end(), BestSimdTarget()), targets.end());
+  // A target the CPU lacks is never used: SelectKernelFor falls back to one it has.
+  Direction dir{DataType::float32, DataType::uint8, Rounding::kNearestEven, OutOfRange::kClamp, {}};
+  EXPECT_NE(SelectKernelFor(dir, SimdTarget::kAvx2), nullptr);
+}
+
+TEST(KernelSelection, BaselineFastPathsAreChosen) {
   auto name = [](DataType s, DataType d, Rounding r) {
-    return std::string(SelectKernel({s, d, r, OutOfRange::kClamp, {}})->name());
+    return std::string(SelectKernelFor({s, d, r, OutOfRange::kClamp, {}}, SimdTarget::kBaseline)->name());
   };
   EXPECT_EQ(name(DataType::float32, DataType::uint8, Rounding::kNearestEven), "float-to-int");
   EXPECT_EQ(name(DataType::float64, DataType::float32, Rounding::kNearestEven), "hardware-to-float");
   EXPECT_EQ(name(DataType::float32, DataType::bfloat16, Rounding::kNearestEven), "float32-to-bfloat16");
   EXPECT_EQ(name(DataType::uint8, DataType::float32, Rounding::kTowardsZero), "table");
   EXPECT_EQ(name(DataType::float16, DataType::float32, Rounding::kTowardsZero), "table");
+  EXPECT_EQ(name(DataType::int32, DataType::uint8, Rounding::kNearestEven), "int-to-int");
+}
+
+// The pairs of issue 5's table run a vector kernel on AVX2 machines, in every mode.
+TEST(KernelSelection, Avx2KernelsAreChosen) {
+  const auto& targets = SupportedSimdTargets();
+  if (std::find(targets.begin(), targets.end(), SimdTarget::kAvx2) == targets.end())
+    GTEST_SKIP() << "no AVX2 on this CPU";
+  struct Want {
+    DataType s, d;
+    const char* name;
+  };
+  const Want wants[] = {
+      {DataType::float32, DataType::uint8, "avx2-float-to-int"},
+      {DataType::float32, DataType::int8, "avx2-float-to-int"},
+      {DataType::float32, DataType::int16, "avx2-float-to-int"},
+      {DataType::float32, DataType::uint16, "avx2-float-to-int"},
+      {DataType::float32, DataType::int32, "avx2-float-to-int"},
+      {DataType::float64, DataType::int32, "avx2-float-to-int"},
+      {DataType::float64, DataType::int64, "avx2-float64-to-int64"},
+      {DataType::float64, DataType::float32, "avx2-float64-to-float32"},
+      {DataType::float32, DataType::float16, "avx2-f16c"},
+      {DataType::float32, DataType::bfloat16, "avx2-to-bfloat16"},
+      {DataType::uint8, DataType::float32, "avx2-int-to-float32"},
+      {DataType::int8, DataType::float32, "avx2-int-to-float32"},
+      {DataType::int16, DataType::float32, "avx2-int-to-float32"},
+      {DataType::uint16, DataType::float32, "avx2-int-to-float32"},
+      {DataType::int32, DataType::float32, "avx2-int-to-float32"},
+      {DataType::int32, DataType::uint8, "avx2-int-to-int"},
+      {DataType::float16, DataType::float32, "avx2-to-float32"},
+      {DataType::float16, DataType::uint8, "avx2-float-to-int"},
+      {DataType::float8_e4m3, DataType::float32, "avx2-float8-to-float32"},
+      {DataType::float8_e5m2fnuz, DataType::float32, "avx2-float8-to-float32"},
+      {DataType::float32, DataType::float8_e4m3, "avx2-narrow-float"},
+      {DataType::float32, DataType::float8_e8m0fnu, "reference"},
+      {DataType::float8_e4m3, DataType::uint8, "avx2-table8"},
+      {DataType::uint8, DataType::int8, "avx2-int-to-int"},
+  };
+  for (const Want& w : wants) {
+    for (int r = 0; r < 5; ++r) {
+      for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp}) {
+        Direction dir{w.s, w.d, static_cast<Rounding>(r), oor, {}};
+        EXPECT_STREQ(SelectKernelFor(dir, SimdTarget::kAvx2)->name(), w.name) << Describe(dir);
+      }
+    }
+  }
 }
 
 }  // namespace

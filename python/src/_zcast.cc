@@ -1,0 +1,226 @@
+// zcast._zcast: the Python extension module, a thin layer over the public C++ API (zcast.hpp):
+// cast_value (Spec, Codec) and its companion scale_offset (ScaleOffsetSpec, ScaleOffsetCodec).
+//
+// Everything Python-specific (dtype mapping, JSON building, memory layouts, error index tuples,
+// caching) lives in the pure-Python package; this file only moves bytes and statuses across:
+//
+//   spec = _zcast.Spec.from_json('{"name": "cast_value", "configuration": {"data_type": "uint8"}}')
+//   codec = _zcast.Codec.bind(spec, "float32", None)
+//   codec.encode(src_bytes, dst_bytes)   # C-contiguous byte buffers, GIL released while casting
+//
+// A failed Status becomes zcast.MetadataError or zcast.CastError (both defined in Python, in
+// zcast/_errors.py, so that the package can add context such as the element's index tuple).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "zcast/zcast.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// Raises the Python exception that corresponds to a failed Status. The exception classes are
+// looked up at raise time rather than cached in statics: failures are rare, and a static
+// py::object would outlive the interpreter at shutdown.
+[[noreturn]] void ThrowStatus(const zcast::Status& status) {
+  const char* class_name = nullptr;
+  switch (status.code()) {
+    case zcast::StatusCode::kInvalidMetadata:
+      class_name = "MetadataError";
+      break;
+    case zcast::StatusCode::kCastFailed:
+      class_name = "CastError";
+      break;
+    case zcast::StatusCode::kInvalidArgument:
+      throw py::value_error(status.message());
+    case zcast::StatusCode::kOk:  // a caller bug: an ok Status is never thrown
+    case zcast::StatusCode::kInternal:
+      break;
+  }
+  if (class_name == nullptr) {
+    throw std::runtime_error("zcast internal error: " + status.message());
+  }
+  py::object error_class = py::module_::import("zcast._errors").attr(class_name);
+  PyErr_SetString(error_class.ptr(), status.message().c_str());
+  throw py::error_already_set();
+}
+
+template <typename T>
+T Unwrap(zcast::Result<T> result) {
+  if (!result.ok()) ThrowStatus(result.status());
+  return std::move(result).value();
+}
+
+zcast::DataType DataTypeFromNameOrThrow(std::string_view name) {
+  std::optional<zcast::DataType> type = zcast::DataTypeFromName(name);
+  if (!type) {
+    ThrowStatus(zcast::Status(zcast::StatusCode::kInvalidMetadata,
+                              "unsupported data type \"" + std::string(name) + "\"" +
+                                  " (cast_value supports 26 integer and float types)"));
+  }
+  return *type;
+}
+
+// The buffers handed over by the Python layer are flat, C-contiguous byte views; anything else
+// is a bug in the caller, reported as ValueError rather than read out of bounds.
+py::buffer_info RequestContiguous(const py::buffer& buffer, bool writable, const char* what) {
+  py::buffer_info info = buffer.request(writable);
+  py::ssize_t expected_stride = info.itemsize;
+  for (py::ssize_t i = info.ndim - 1; i >= 0; --i) {
+    if (info.shape[i] > 1 && info.strides[i] != expected_stride) {
+      throw py::value_error(std::string(what) + " buffer must be C-contiguous");
+    }
+    expected_stride *= info.shape[i];
+  }
+  return info;
+}
+
+// Runs `fn` of a bound codec (cast_value or scale_offset) over every element of `src` (of type
+// `from`) into `dst` (of type `to`) with the GIL released.
+template <typename Codec>
+void RunCast(const Codec& codec,
+             zcast::Status (Codec::*fn)(const void*, std::size_t, void*) const,
+             zcast::DataType from, zcast::DataType to, const py::buffer& src,
+             const py::buffer& dst) {
+  py::buffer_info in = RequestContiguous(src, /*writable=*/false, "source");
+  py::buffer_info out = RequestContiguous(dst, /*writable=*/true, "destination");
+  const std::size_t in_bytes = static_cast<std::size_t>(in.size * in.itemsize);
+  const std::size_t out_bytes = static_cast<std::size_t>(out.size * out.itemsize);
+  const std::size_t in_size = zcast::DataTypeSize(from);
+  const std::size_t out_size = zcast::DataTypeSize(to);
+  if (in_bytes % in_size != 0) {
+    throw py::value_error("source buffer of " + std::to_string(in_bytes) +
+                          " bytes is not a whole number of " +
+                          std::string(zcast::DataTypeName(from)) + " elements");
+  }
+  const std::size_t n = in_bytes / in_size;
+  if (out_bytes != n * out_size) {
+    throw py::value_error("destination buffer has " + std::to_string(out_bytes) +
+                          " bytes, expected " + std::to_string(n * out_size) + " for " +
+                          std::to_string(n) + " " + std::string(zcast::DataTypeName(to)) +
+                          " elements");
+  }
+  zcast::Status status;
+  {
+    // The buffer_info objects keep both exports alive; numpy refuses to resize an array with
+    // exported buffers, so the memory stays valid while other Python threads run.
+    py::gil_scoped_release release;
+    status = (codec.*fn)(in.ptr, n, out.ptr);
+  }
+  if (!status.ok()) ThrowStatus(status);
+}
+
+std::optional<std::string> OptionalName(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  return std::string(name);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_zcast, m) {
+  m.doc() = "zcast: the exact Zarr v3 cast_value codec (C++ core). Use the zcast package.";
+
+  m.def("data_type_names", [] {
+    py::list names;
+    for (int i = 0; i < zcast::kNumDataTypes; ++i) {
+      names.append(std::string(zcast::DataTypeName(static_cast<zcast::DataType>(i))));
+    }
+    return names;
+  }, "The Zarr names of the 26 supported data types, in the library's order.");
+  m.def("data_type_size", [](std::string_view name) {
+    return zcast::DataTypeSize(DataTypeFromNameOrThrow(name));
+  }, py::arg("name"), "Bytes per element in memory (sub-byte types use one byte).");
+
+  py::class_<zcast::CastValueSpec>(m, "Spec",
+                                   "Parsed, validated cast_value metadata, not yet bound.")
+      .def_static("from_json", [](std::string_view json) {
+        return Unwrap(zcast::CastValueSpec::FromJson(json));
+      }, py::arg("codec_json"),
+         "Parses {\"name\": \"cast_value\", \"configuration\": {...}}; raises MetadataError.")
+      .def("to_json", &zcast::CastValueSpec::ToJson,
+           "The codec metadata as JSON text, defaults omitted.")
+      .def_property_readonly("data_type", [](const zcast::CastValueSpec& spec) {
+        return std::string(zcast::DataTypeName(spec.data_type));
+      })
+      .def_property_readonly("rounding", [](const zcast::CastValueSpec& spec) {
+        return std::string(zcast::RoundingName(spec.effective_rounding()));
+      })
+      .def_property_readonly("out_of_range", [](const zcast::CastValueSpec& spec) {
+        return OptionalName(zcast::OutOfRangeName(spec.out_of_range));
+      });
+
+  py::class_<zcast::CastValueCodec>(m, "Codec",
+                                    "A cast_value codec bound to an array data type and fill value.")
+      .def_static("bind", [](const zcast::CastValueSpec& spec, std::string_view array_type,
+                             std::optional<std::string> fill_value_json) {
+        zcast::DataType type = DataTypeFromNameOrThrow(array_type);
+        std::optional<std::string_view> fill;
+        if (fill_value_json) fill = *fill_value_json;
+        return Unwrap(zcast::CastValueCodec::Bind(spec, type, fill));
+      }, py::arg("spec"), py::arg("array_type"), py::arg("fill_value_json") = py::none(),
+         "Binds a spec to the array's data type (Zarr name) and fill value (JSON text or None).")
+      .def_property_readonly("spec", &zcast::CastValueCodec::spec)
+      .def_property_readonly("decoded_type", [](const zcast::CastValueCodec& codec) {
+        return std::string(zcast::DataTypeName(codec.decoded_type()));
+      })
+      .def_property_readonly("encoded_type", [](const zcast::CastValueCodec& codec) {
+        return std::string(zcast::DataTypeName(codec.encoded_type()));
+      })
+      .def_property_readonly("encoded_fill_value_json",
+                             &zcast::CastValueCodec::encoded_fill_value_json)
+      .def("encode", [](const zcast::CastValueCodec& codec, const py::buffer& src,
+                        const py::buffer& dst) {
+        RunCast(codec, &zcast::CastValueCodec::Encode, codec.decoded_type(),
+                codec.encoded_type(), src, dst);
+      }, py::arg("src"), py::arg("dst"),
+         "Array type -> encoded type over C-contiguous byte buffers; raises CastError.")
+      .def("decode", [](const zcast::CastValueCodec& codec, const py::buffer& src,
+                        const py::buffer& dst) {
+        RunCast(codec, &zcast::CastValueCodec::Decode, codec.encoded_type(),
+                codec.decoded_type(), src, dst);
+      }, py::arg("src"), py::arg("dst"),
+         "Encoded type -> array type over C-contiguous byte buffers; raises CastError.");
+
+  // scale_offset, the companion codec: same shape of API, the data type does not change.
+  py::class_<zcast::ScaleOffsetSpec>(m, "ScaleOffsetSpec",
+                                     "Parsed, validated scale_offset metadata, not yet bound.")
+      .def_static("from_json", [](std::string_view json) {
+        return Unwrap(zcast::ScaleOffsetSpec::FromJson(json));
+      }, py::arg("codec_json"),
+         "Parses {\"name\": \"scale_offset\", \"configuration\": {...}}; raises MetadataError.")
+      .def("to_json", &zcast::ScaleOffsetSpec::ToJson,
+           "The codec metadata as JSON text, as read (omitted members stay omitted).");
+
+  py::class_<zcast::ScaleOffsetCodec>(m, "ScaleOffsetCodec",
+                                      "A scale_offset codec bound to an array data type and fill.")
+      .def_static("bind", [](const zcast::ScaleOffsetSpec& spec, std::string_view array_type,
+                             std::optional<std::string> fill_value_json) {
+        zcast::DataType type = DataTypeFromNameOrThrow(array_type);
+        std::optional<std::string_view> fill;
+        if (fill_value_json) fill = *fill_value_json;
+        return Unwrap(zcast::ScaleOffsetCodec::Bind(spec, type, fill));
+      }, py::arg("spec"), py::arg("array_type"), py::arg("fill_value_json") = py::none())
+      .def_property_readonly("decoded_type", [](const zcast::ScaleOffsetCodec& codec) {
+        return std::string(zcast::DataTypeName(codec.decoded_type()));
+      })
+      .def_property_readonly("encoded_type", [](const zcast::ScaleOffsetCodec& codec) {
+        return std::string(zcast::DataTypeName(codec.encoded_type()));
+      })
+      .def_property_readonly("encoded_fill_value_json",
+                             &zcast::ScaleOffsetCodec::encoded_fill_value_json)
+      .def("encode", [](const zcast::ScaleOffsetCodec& codec, const py::buffer& src,
+                        const py::buffer& dst) {
+        RunCast(codec, &zcast::ScaleOffsetCodec::Encode, codec.decoded_type(),
+                codec.encoded_type(), src, dst);
+      }, py::arg("src"), py::arg("dst"), "(x - offset) * scale; raises CastError.")
+      .def("decode", [](const zcast::ScaleOffsetCodec& codec, const py::buffer& src,
+                        const py::buffer& dst) {
+        RunCast(codec, &zcast::ScaleOffsetCodec::Decode, codec.encoded_type(),
+                codec.decoded_type(), src, dst);
+      }, py::arg("src"), py::arg("dst"), "x / scale + offset; raises CastError.");
+}

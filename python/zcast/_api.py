@@ -1,0 +1,230 @@
+"""cast_array / cast_array_into: the cast_value procedure on numpy arrays.
+
+Each call builds the cast_value codec metadata as JSON, lets the C++ core parse and bind it
+(CastValueSpec::FromJson, CastValueCodec::Bind with the array's type and no fill value), and runs
+its encode kernel. Bound codecs are cached per configuration, so a repeated call costs one dict
+lookup before the kernel runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import numbers
+import os
+import re
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import numpy as np
+
+from zcast import _dtypes, _zcast
+from zcast._errors import CastError, MetadataError
+
+ScalarLike = int | float | str | np.generic
+ScalarMapLike = Iterable[tuple[ScalarLike, ScalarLike]] | Mapping[ScalarLike, ScalarLike]
+
+# Arrays at least this large are split into blocks cast by several threads (the core releases the
+# GIL). Smaller ones are not worth a thread hand-off.
+_PARALLEL_MIN_ELEMENTS = 1 << 20
+_threads = max(1, os.cpu_count() or 1)
+_pool: ThreadPoolExecutor | None = None
+
+
+def set_num_threads(n: int) -> None:
+    """Sets how many threads cast one large array (default: the number of CPUs; 1 disables)."""
+    global _threads
+    if n < 1:
+        raise ValueError(f"number of threads must be >= 1, got {n}")
+    _threads = int(n)
+
+
+def json_scalar(value: Any) -> str:
+    """The JSON text of one scalar_map entry or fill value.
+
+    Python ints stay integers; floats keep their exact value and sign (``-0.0`` stays ``-0.0``,
+    NaN and infinities become the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``); strings are
+    passed on as JSON strings, so ``"NaN"`` or raw bits like ``"0x7e00"`` mean what the cast_value
+    spec says. numpy and ml_dtypes scalars are converted exactly first.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise MetadataError(f"scalar {value!r}: booleans are not cast_value scalars")
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, np.generic):
+        # float16/32/64 and every ml_dtypes float widen to a Python float exactly; the sub-byte
+        # ml_dtypes ints are not numbers.Integral, but they are integers.
+        if _dtypes.is_integer(_dtypes.zarr_name(value.dtype)):
+            return str(int(value))
+        value = float(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return '"NaN"'
+        if math.isinf(value):
+            return '"Infinity"' if value > 0 else '"-Infinity"'
+        return repr(value)  # shortest round-trip decimal; "-0.0" keeps the sign
+    raise MetadataError(f"scalar {value!r}: expected an int, a float or a JSON scalar string")
+
+
+def _pairs_json(pairs: ScalarMapLike) -> str:
+    if isinstance(pairs, Mapping):
+        pairs = pairs.items()
+    out = []
+    for i, pair in enumerate(pairs):
+        try:
+            key, value = pair
+        except (TypeError, ValueError):
+            raise MetadataError(
+                f"scalar_map[{i}]: expected an (input, output) pair, got {pair!r}") from None
+        out.append(f"[{json_scalar(key)},{json_scalar(value)}]")
+    return "[" + ",".join(out) + "]"
+
+
+def codec_json(data_type: Any, *, rounding: str | None = "nearest-even",
+               out_of_range: str | None = None, scalar_map: ScalarMapLike | None = None,
+               decode_map: ScalarMapLike | None = None) -> str:
+    """The cast_value codec metadata as JSON text, defaults omitted.
+
+    ``scalar_map`` is the encode direction's list of (input, output) pairs, ``decode_map`` the
+    decode direction's.
+    """
+    config = [f'"data_type":{json.dumps(_dtypes.zarr_name(data_type))}']
+    if rounding is not None and rounding != "nearest-even":
+        config.append(f'"rounding":{json.dumps(rounding)}')
+    if out_of_range is not None:
+        config.append(f'"out_of_range":{json.dumps(out_of_range)}')
+    if scalar_map is not None or decode_map is not None:
+        parts = []
+        if scalar_map is not None:
+            parts.append(f'"encode":{_pairs_json(scalar_map)}')
+        if decode_map is not None:
+            parts.append(f'"decode":{_pairs_json(decode_map)}')
+        config.append('"scalar_map":{' + ",".join(parts) + "}")
+    return '{"name":"cast_value","configuration":{' + ",".join(config) + "}}"
+
+
+@functools.lru_cache(maxsize=64)
+def parse_spec(spec_json: str) -> _zcast.Spec:
+    """CastValueSpec::FromJson, cached on the JSON text."""
+    return _zcast.Spec.from_json(spec_json)
+
+
+@functools.lru_cache(maxsize=256)
+def bind(spec_json: str, array_type: str, fill_value_json: str | None = None) -> _zcast.Codec:
+    """CastValueCodec::Bind of the spec to an array type and fill value, cached per configuration.
+    Bound codecs are immutable and thread-safe, so sharing them is safe."""
+    return _zcast.Codec.bind(parse_spec(spec_json), array_type, fill_value_json)
+
+
+def _native_contiguous(arr: np.ndarray) -> np.ndarray:
+    if not _dtypes.is_native_order(arr.dtype):
+        arr = arr.astype(arr.dtype.newbyteorder("="))  # exact: a byte swap
+    return np.ascontiguousarray(arr)
+
+
+_ELEMENT_RE = re.compile(r"^element (\d+): ")
+
+
+def _with_index(err: CastError, offset: int, shape: tuple[int, ...]) -> CastError:
+    """Rewrites the core's "element N: ..." (N flat, C order) into a numpy index tuple."""
+    message = str(err)
+    m = _ELEMENT_RE.match(message)
+    if not m:
+        return CastError(message)
+    flat = int(m.group(1)) + offset
+    index = tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
+    return CastError(f"element {index}: {message[m.end():]}", index=index)
+
+
+def run(fn: Callable[[Any, Any], None], src: np.ndarray, dst: np.ndarray) -> None:
+    """Runs a bound codec's encode or decode (``fn``) from ``src`` into ``dst`` (same shape, any
+    layout). Raises CastError naming the first failing element's index tuple in ``src``."""
+    if src.shape != dst.shape:
+        raise ValueError(f"shape mismatch: source {src.shape}, destination {dst.shape}")
+    shape = src.shape
+    src = _native_contiguous(src)
+    direct = dst.flags.c_contiguous and _dtypes.is_native_order(dst.dtype)
+    target = dst if direct else np.empty(shape, dtype=dst.dtype.newbyteorder("="))
+    if direct and np.may_share_memory(src, target):
+        src = src.copy()  # the core requires buffers that do not overlap
+    src_bytes = src.reshape(-1).view(np.uint8)
+    dst_bytes = target.reshape(-1).view(np.uint8)
+    n = src.size
+    nthreads = min(_threads, n // (_PARALLEL_MIN_ELEMENTS // 2)) if n >= _PARALLEL_MIN_ELEMENTS else 1
+    try:
+        if nthreads <= 1:
+            fn(src_bytes, dst_bytes)
+        else:
+            _run_blocks(fn, src_bytes, dst_bytes, n, nthreads, shape)
+    except CastError as err:
+        if err.index is not None:
+            raise
+        raise _with_index(err, 0, shape) from None
+    if not direct:
+        dst[...] = target
+
+
+def _run_blocks(fn, src_bytes, dst_bytes, n, nthreads, shape) -> None:
+    global _pool
+    if _pool is None or _pool._max_workers < nthreads:  # noqa: SLF001 - sized lazily
+        _pool = ThreadPoolExecutor(max_workers=nthreads, thread_name_prefix="zcast")
+    in_size = src_bytes.size // n
+    out_size = dst_bytes.size // n
+    bounds = [n * i // nthreads for i in range(nthreads + 1)]
+    futures = [
+        _pool.submit(fn, src_bytes[lo * in_size:hi * in_size], dst_bytes[lo * out_size:hi * out_size])
+        for lo, hi in zip(bounds[:-1], bounds[1:])
+    ]
+    # Every block runs to the end; the error reported is that of the lowest failing block, so the
+    # index is the first failing element of the whole array, as in a single-threaded run.
+    for lo, future in zip(bounds[:-1], futures):
+        exc = future.exception()
+        if exc is not None:
+            if isinstance(exc, CastError):
+                raise _with_index(exc, lo, shape) from None
+            raise exc
+    return None
+
+
+def cast_array(arr: Any, dtype: Any, *, rounding: str = "nearest-even",
+               out_of_range: str | None = None,
+               scalar_map: ScalarMapLike | None = None) -> np.ndarray:
+    """Casts every element of ``arr`` to ``dtype`` exactly as the cast_value codec encodes it.
+
+    ``dtype`` is a Zarr type name (``"float8_e4m3"``, ``"uint8"``, ...) or a numpy / ml_dtypes
+    dtype. ``rounding`` is one of nearest-even, nearest-away, towards-zero, towards-positive,
+    towards-negative; ``out_of_range`` is None (error), "clamp" or "wrap" (integer targets only);
+    ``scalar_map`` is a list of (input, output) pairs (numbers or JSON scalar strings such as
+    ``"NaN"``, ``"-Infinity"`` or ``"0x7e00"``), or a dict, applied before anything else.
+
+    Returns a new C-contiguous array of the input's shape. Raises CastError (a ValueError) naming
+    the first failing element's index, value, types and reason, MetadataError for an invalid
+    configuration. The GIL is released while casting.
+    """
+    src = np.asarray(arr)
+    spec = codec_json(dtype, rounding=rounding, out_of_range=out_of_range, scalar_map=scalar_map)
+    codec = bind(spec, _dtypes.zarr_name(src.dtype))
+    out = np.empty(src.shape, dtype=_dtypes.numpy_dtype(codec.encoded_type))
+    run(codec.encode, src, out)
+    return out
+
+
+def cast_array_into(arr: Any, out: np.ndarray, *, rounding: str = "nearest-even",
+                    out_of_range: str | None = None,
+                    scalar_map: ScalarMapLike | None = None) -> np.ndarray:
+    """Like cast_array, but writes into ``out`` (same shape; its dtype is the target type; any
+    layout). Returns ``out``. On CastError the contents of ``out`` are unspecified."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, got {type(out).__name__}")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+    src = np.asarray(arr)
+    spec = codec_json(out.dtype, rounding=rounding, out_of_range=out_of_range,
+                      scalar_map=scalar_map)
+    codec = bind(spec, _dtypes.zarr_name(src.dtype))
+    run(codec.encode, src, out)
+    return out
