@@ -152,6 +152,9 @@ static void test_chain(void) {
   CHECK(strcmp(zcast_chain_next_codec(chain, &index),
                "{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}}") == 0);
   CHECK(index == 2);
+  CHECK(strcmp(zcast_chain_remaining_codecs(chain),
+               "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},"
+               "{\"name\":\"zstd\",\"configuration\":{\"level\":3}}]") == 0);
   CHECK(zcast_chain_encode(chain, in, 5, dn) == ZCAST_OK);
   CHECK(dn[0] == 0 && dn[1] == 1000 && dn[2] == 1234 && dn[3] == 11000 && dn[4] == 65535);
   CHECK(zcast_chain_decode(chain, dn, 5, back) == ZCAST_OK);
@@ -176,6 +179,7 @@ static void test_chain(void) {
     uint8_t b[2];
     CHECK(zcast_chain_next_codec(chain, &index) == NULL);
     CHECK(index == 1);
+    CHECK(strcmp(zcast_chain_remaining_codecs(chain), "[]") == 0);
     CHECK(zcast_chain_encoded_fill_value(chain) == NULL);
     CHECK(zcast_chain_encode(chain, x, 2, b) == ZCAST_OK);
     CHECK(b[0] == 123 && b[1] == 0); /* 256 wraps */
@@ -203,6 +207,7 @@ static void test_chain_errors(void) {
   CHECK(zcast_chain_encoded_data_type(NULL) == NULL);
   CHECK(zcast_chain_encoded_fill_value(NULL) == NULL);
   CHECK(zcast_chain_next_codec(NULL, NULL) == NULL);
+  CHECK(zcast_chain_remaining_codecs(NULL) == NULL);
   CHECK(zcast_chain_encoded_element_size(NULL) == 0);
   zcast_chain_destroy(NULL);
 }

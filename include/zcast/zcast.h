@@ -123,6 +123,11 @@ ZCAST_C_API size_t zcast_chain_decoded_element_size(const zcast_chain* chain);
  * index in "codecs" through *index (if not NULL). NULL (and *index = the number of codecs) when
  * the chain owns them all. Owned by the chain. */
 ZCAST_C_API const char* zcast_chain_next_codec(const zcast_chain* chain, size_t* index);
+/* Every codec from that one to the end ("codecs"[index:]) as a compact JSON array, e.g.
+ * "[{\"name\":\"bytes\",\"configuration\":{\"endian\":\"little\"}},{\"name\":\"gzip\",...}]":
+ * the array -> bytes codec and the bytes -> bytes codecs (compressors) the reader undoes before
+ * zcast_chain_decode. "[]" when the chain owns every codec. Owned by the chain. */
+ZCAST_C_API const char* zcast_chain_remaining_codecs(const zcast_chain* chain);
 
 ZCAST_C_API void zcast_chain_destroy(zcast_chain* chain);
 

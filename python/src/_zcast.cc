@@ -1,5 +1,6 @@
 // zcast._zcast: the Python extension module, a thin layer over the public C++ API (zcast.hpp):
-// cast_value (Spec, Codec) and its companion scale_offset (ScaleOffsetSpec, ScaleOffsetCodec).
+// cast_value (Spec, Codec), its companion scale_offset (ScaleOffsetSpec, ScaleOffsetCodec) and
+// the array -> array chain of an array's metadata (Chain).
 //
 // Everything Python-specific (dtype mapping, JSON building, memory layouts, error index tuples,
 // caching) lives in the pure-Python package; this file only moves bytes and statuses across:
@@ -80,7 +81,7 @@ py::buffer_info RequestContiguous(const py::buffer& buffer, bool writable, const
   return info;
 }
 
-// Runs `fn` of a bound codec (cast_value or scale_offset) over every element of `src` (of type
+// Runs `fn` of a bound codec (cast_value, scale_offset or a chain) over every element of `src` (of type
 // `from`) into `dst` (of type `to`) with the GIL released.
 template <typename Codec>
 void RunCast(const Codec& codec,
@@ -205,6 +206,7 @@ PYBIND11_MODULE(_zcast, m) {
         if (fill_value_json) fill = *fill_value_json;
         return Unwrap(zcast::ScaleOffsetCodec::Bind(spec, type, fill));
       }, py::arg("spec"), py::arg("array_type"), py::arg("fill_value_json") = py::none())
+      .def_property_readonly("spec", &zcast::ScaleOffsetCodec::spec)
       .def_property_readonly("decoded_type", [](const zcast::ScaleOffsetCodec& codec) {
         return std::string(zcast::DataTypeName(codec.decoded_type()));
       })
@@ -223,4 +225,40 @@ PYBIND11_MODULE(_zcast, m) {
         RunCast(codec, &zcast::ScaleOffsetCodec::Decode, codec.encoded_type(),
                 codec.decoded_type(), src, dst);
       }, py::arg("src"), py::arg("dst"), "x / scale + offset; raises CastError.");
+
+  // The chain: the leading scale_offset / cast_value / numcodecs.fixedscaleoffset codecs of an
+  // array's metadata, bound once and run fused. `steps` are the bound codecs above, in encode
+  // order (copies share the immutable state).
+  py::class_<zcast::Chain>(m, "Chain",
+                           "The leading array -> array codecs zcast owns, bound and fused.")
+      .def_static("from_array_metadata", [](std::string_view zarr_json) {
+        return Unwrap(zcast::Chain::FromArrayMetadata(zarr_json));
+      }, py::arg("zarr_json"), "From a whole zarr.json text; raises MetadataError.")
+      .def_static("from_codecs", [](std::string_view codecs_json, std::string_view array_type,
+                                    std::optional<std::string> fill_value_json) {
+        zcast::DataType type = DataTypeFromNameOrThrow(array_type);
+        std::optional<std::string_view> fill;
+        if (fill_value_json) fill = *fill_value_json;
+        return Unwrap(zcast::Chain::FromCodecs(type, fill, codecs_json));
+      }, py::arg("codecs_json"), py::arg("array_type"), py::arg("fill_value_json") = py::none(),
+         "From a JSON array of codecs, the array type (Zarr name) and fill value (JSON or None).")
+      .def_property_readonly("decoded_type", [](const zcast::Chain& chain) {
+        return std::string(zcast::DataTypeName(chain.decoded_type()));
+      })
+      .def_property_readonly("encoded_type", [](const zcast::Chain& chain) {
+        return std::string(zcast::DataTypeName(chain.encoded_type()));
+      })
+      .def_property_readonly("encoded_fill_value_json", &zcast::Chain::encoded_fill_value_json)
+      .def_property_readonly("steps", &zcast::Chain::steps)
+      .def_property_readonly("first_unowned_index", &zcast::Chain::first_unowned_index)
+      .def_property_readonly("first_unowned_name", &zcast::Chain::first_unowned_name)
+      .def_property_readonly("remaining_codecs_json", &zcast::Chain::remaining_codecs_json)
+      .def("encode", [](const zcast::Chain& chain, const py::buffer& src, const py::buffer& dst) {
+        RunCast(chain, &zcast::Chain::Encode, chain.decoded_type(), chain.encoded_type(), src,
+                dst);
+      }, py::arg("src"), py::arg("dst"), "Array type -> encoded type; raises CastError.")
+      .def("decode", [](const zcast::Chain& chain, const py::buffer& src, const py::buffer& dst) {
+        RunCast(chain, &zcast::Chain::Decode, chain.encoded_type(), chain.decoded_type(), src,
+                dst);
+      }, py::arg("src"), py::arg("dst"), "Encoded type -> array type; raises CastError.");
 }

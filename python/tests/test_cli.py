@@ -36,8 +36,10 @@ def test_console_script_is_installed():
 @pytest.mark.parametrize("sub, words", [
     ("demo", ["--size", "--out", "--repeat"]),
     ("cast", ["--from", "--to", "--rounding", "--out-of-range", "--map", "IN", "OUT"]),
-    ("inspect", ["PATH", "fill value"]),
-    ("convert", ["SRC", "DST", "--data-type", "--map", "progress"]),
+    ("inspect", ["PATH", "fill value", "zcast_chain_create"]),
+    ("convert", ["SRC", "DST", "--data-type", "--map", "progress", "--scale", "--offset",
+                 "replaced"]),
+    ("sample-eopf", ["DIR", "--seed", "EOPF", "partial"]),
 ])
 def test_help(sub, words):
     out = run(sub, "--help").stdout
@@ -179,3 +181,136 @@ def test_inspect_reports_invalid_cast_value(tmp_path):
     assert proc.returncode == 1 and "scalar_map.encode[0][1]" in proc.stdout and "300" in proc.stdout
     proc = run("inspect", tmp_path / "missing", check=False)
     assert proc.returncode == 1 and "cannot read" in proc.stderr
+
+
+# ---- the chain: convert --scale/--offset, inspect, sample-eopf ----------------------------------
+
+
+def test_convert_with_scale_offset_writes_the_chain(tmp_path):
+    src, dst = tmp_path / "src.zarr", tmp_path / "dst.zarr"
+    data = make_source(src)  # float32 about -60..200, NaN at [0, 0]
+    proc = run("convert", src, dst, "--data-type", "uint16", "--scale", "100", "--offset", "-70",
+               "--out-of-range", "clamp", "--map", "NaN=0")
+    out = proc.stdout
+    assert ('codecs    {"name":"scale_offset","configuration":{"offset":-70,"scale":100}} + '
+            '{"name":"cast_value","configuration":{"data_type":"uint16","out_of_range":"clamp",'
+            '"scalar_map":{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}}') in out
+    assert ('chain     float32 -> scale_offset -> cast_value -> uint16, fill_value "NaN" -> 0; '
+            'then bytes, zstd') in out
+    assert "NaN mismatches 0" in out and "replacing" not in out
+    meta = json.loads((dst / "zarr.json").read_text())
+    assert [c["name"] for c in meta["codecs"]] == ["scale_offset", "cast_value", "bytes", "zstd"]
+    chain = zcast.Chain.from_array_metadata(dst)
+    with zz.use():
+        got = zarr.open_array(zarr.storage.LocalStore(dst), mode="r")[:]
+    np.testing.assert_array_equal(got, chain.decode(chain.encode(data)))
+    assert np.nanmax(np.abs(got - data)) <= 0.005 + 1e-4  # half a step of 1/100
+
+    out = run("inspect", dst).stdout
+    assert 'scale_offset {"offset":-70,"scale":100}\n     -> data_type float32, fill_value "NaN"' in out
+    assert "-> data_type uint16, fill_value 0" in out
+    assert ("zcast chain: codecs 0-1, 2 step(s) in one fused pass, float32 -> uint16; the reader "
+            "takes over at codec 2 (bytes)") in out
+    assert out.rstrip().endswith("metadata valid (1 scale_offset, 1 cast_value codec(s) checked)")
+
+    # A scale that is not a valid scalar of the array's type: nothing is written.
+    proc = run("convert", src, tmp_path / "bad.zarr", "--data-type", "uint16", "--scale", "0",
+               check=False)
+    assert proc.returncode == 1 and "R22" in proc.stderr and not (tmp_path / "bad.zarr").exists()
+
+
+def test_convert_replaces_the_sources_chain(tmp_path):
+    src, dst = tmp_path / "src.zarr", tmp_path / "dst.zarr"
+    data = np.linspace(-1, 1, 60, dtype=np.float64).reshape(6, 10)
+    with zz.use():
+        a = zarr.create_array(zarr.storage.LocalStore(src), shape=data.shape, chunks=(4, 4),
+                              dtype="float64", fill_value=0,
+                              filters=[zz.ScaleOffset(offset=-1, scale=100),
+                                       zz.CastValue(data_type="uint8")])
+        a[:] = data
+    proc = run("convert", src, dst, "--data-type", "float32")
+    assert "(replacing the source's scale_offset, cast_value)" in proc.stdout
+    meta = json.loads((dst / "zarr.json").read_text())
+    assert [c["name"] for c in meta["codecs"]][:2] == ["cast_value", "bytes"]
+    with zz.use():
+        got = zarr.open_array(zarr.storage.LocalStore(dst), mode="r")[:]
+    with zz.use():
+        decoded = zarr.open_array(zarr.storage.LocalStore(src), mode="r")[:]
+    np.testing.assert_array_equal(got, zcast.cast_array(zcast.cast_array(decoded, "float32"),
+                                                        "float64"))
+    assert np.max(np.abs(got - data)) <= 0.005 + 1e-6  # the source's own step: 1/100
+
+
+def test_inspect_fixedscaleoffset_and_a_chain_inside_shards(tmp_path):
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    (legacy / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [8], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 1000.0,
+        "codecs": [{"name": "numcodecs.fixedscaleoffset",
+                    "configuration": {"offset": 1000, "scale": 10, "dtype": "<f8",
+                                      "astype": "|u1"}}, "bytes"]}))
+    out = run("inspect", legacy).stdout
+    assert '= scale_offset {"offset":1000,"scale":10}\n       -> data_type float64, fill_value 0.0' in out
+    assert ('= cast_value {"data_type":"uint8","out_of_range":"wrap"}\n'
+            '       -> data_type uint8, fill_value 0') in out
+    assert "zcast chain: codec 0, 2 step(s) in one fused pass, float64 -> uint8" in out
+    assert "  1  bytes" in out
+    assert "metadata valid (1 numcodecs.fixedscaleoffset codec(s) checked)" in out
+
+    sharded = tmp_path / "sharded.zarr"
+    with zz.use():
+        zarr.create_array(zarr.storage.LocalStore(sharded), shape=(8, 8), chunks=(4, 4),
+                          shards=(8, 8), dtype="float32", fill_value=np.nan,
+                          filters=[zz.ScaleOffset(offset=10, scale=2),
+                                   zz.CastValue(data_type="int8", scalar_map={
+                                       "encode": [["NaN", -128]], "decode": [[-128, "NaN"]]})])
+    out = run("inspect", sharded).stdout
+    assert "inner chunks [4, 4]:" in out
+    assert "       0  scale_offset" in out and "          -> data_type int8, fill_value -128" in out
+    assert "the reader takes over at codec 2 (bytes)" in out
+    assert "metadata valid (1 scale_offset, 1 cast_value codec(s) checked)" in out
+
+    # An invalid scale_offset is reported by the chain, naming the codec and the rule.
+    meta = json.loads((legacy / "zarr.json").read_text())
+    meta["codecs"] = [{"name": "scale_offset", "configuration": {"offset": 1, "scale": 0}},
+                      "bytes"]
+    (legacy / "zarr.json").write_text(json.dumps(meta))
+    proc = run("inspect", legacy, check=False)
+    assert proc.returncode == 1
+    assert "INVALID: 1 problem(s)" in proc.stdout
+    assert "codecs[0] scale_offset: " in proc.stdout and "R22" in proc.stdout
+
+
+def test_sample_eopf_then_inspect_and_convert(tmp_path):
+    root = tmp_path / "S2.zarr"
+    out = run("sample-eopf", root).stdout
+    assert "written by zarr-python" in out and "own scale_offset and cast_value" in out
+    for band in ("r10m/b02", "r10m/b04", "r20m/b05", "r20m/b11"):
+        assert f"measurements/reflectance/{band}" in out
+    rows = [line for line in out.splitlines() if line.startswith("measurements/")]
+    assert len(rows) == 6 and all("11 of 12" in r for r in rows)
+    assert sum("float32" in r for r in rows) == 2
+    b04 = root / "measurements/reflectance/r10m/b04"
+    assert f"zcast_read_chunk {b04 / 'zarr.json'} {b04 / 'c' / '2' / '1'} out.bin" in out
+    proc = run("sample-eopf", root, check=False)
+    assert proc.returncode == 1 and "already exists" in proc.stderr
+
+    out = run("inspect", b04).stdout
+    assert 'data_type "float64", fill_value "NaN"' in out
+    assert ('0  scale_offset {"offset":-0.1,"scale":10000}\n'
+            '     -> data_type float64, fill_value "NaN"') in out
+    assert ('1  cast_value {"data_type":"uint16","out_of_range":"clamp","scalar_map":'
+            '{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}\n     -> data_type uint16, fill_value 0') in out
+    assert "2  bytes" in out and '3  gzip {"level":6}' in out
+    assert "metadata valid (1 scale_offset, 1 cast_value codec(s) checked)" in out
+
+    # The sample (zarr-python's codecs) re-encoded to uint8 with a coarser scale by zcast.
+    dst = tmp_path / "b04_u8.zarr"
+    proc = run("convert", b04, dst, "--data-type", "uint8", "--scale", "200", "--offset", "-0.1",
+               "--out-of-range", "clamp", "--map", "NaN=0")
+    assert "replacing the source's scale_offset, cast_value" in proc.stdout
+    assert "chain     float64 -> scale_offset -> cast_value -> uint8" in proc.stdout
+    meta = json.loads((dst / "zarr.json").read_text())
+    assert [c["name"] for c in meta["codecs"]] == ["scale_offset", "cast_value", "bytes", "gzip"]

@@ -8,19 +8,24 @@
 
 All 26 cast_value data types are supported; those numpy lacks (bfloat16, the float8/6/4 formats,
 int2/int4/uint2/uint4) use the ml_dtypes dtypes of the same name. For zarr-python, see
-:mod:`zcast.zarr` (``zcast.zarr.use()`` selects zcast's cast_value implementation).
+:mod:`zcast.zarr` (``zcast.zarr.use()`` selects zcast's cast_value and scale_offset).
+:class:`zcast.Chain` resolves an array's leading scale_offset / cast_value codecs from its
+zarr.json and encodes or decodes chunks through all of them in one pass.
 """
 
 from zcast._errors import CastError, MetadataError
 from zcast import _zcast
 from zcast._dtypes import DATA_TYPES, numpy_dtype, zarr_name
 from zcast._api import cast_array, cast_array_into, codec_json, set_num_threads
+from zcast._chain import Chain, ChainStep
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DATA_TYPES",
     "CastError",
+    "Chain",
+    "ChainStep",
     "MetadataError",
     "cast_array",
     "cast_array_into",

@@ -120,6 +120,23 @@ def bind(spec_json: str, array_type: str, fill_value_json: str | None = None) ->
     return _zcast.Codec.bind(parse_spec(spec_json), array_type, fill_value_json)
 
 
+@functools.lru_cache(maxsize=256)
+def scalar_from_json(json_text: str, name: str) -> np.generic:
+    """A JSON scalar (its text: ``'0'``, ``'"NaN"'``, ``'"0x7e00"'``, ...) as a value of the Zarr
+    type ``name``, read by the core's own JSON scalar rules, exactly (NaN payloads and -0.0
+    included): it is the output of the scalar_map entry ``[0, value]`` of a cast_value from int8,
+    applied to a zero. Raises MetadataError naming the value if it is not one of the type."""
+    spec = ('{"name":"cast_value","configuration":{"data_type":' + json.dumps(name) +
+            ',"scalar_map":{"encode":[[0,' + json_text + ']]}}}')
+    try:
+        codec = bind(spec, "int8")
+    except MetadataError as err:
+        raise MetadataError(f"{json_text} is not a {name} value: {err}") from None
+    out = np.empty(1, dtype=_dtypes.numpy_dtype(name))
+    codec.encode(np.zeros(1, dtype=np.uint8), out.view(np.uint8))
+    return out[0]
+
+
 def _native_contiguous(arr: np.ndarray) -> np.ndarray:
     if not _dtypes.is_native_order(arr.dtype):
         arr = arr.astype(arr.dtype.newbyteorder("="))  # exact: a byte swap
@@ -140,9 +157,11 @@ def _with_index(err: CastError, offset: int, shape: tuple[int, ...]) -> CastErro
     return CastError(f"element {index}: {message[m.end():]}", index=index)
 
 
-def run(fn: Callable[[Any, Any], None], src: np.ndarray, dst: np.ndarray) -> None:
+def run(fn: Callable[[Any, Any], None], src: np.ndarray, dst: np.ndarray, *,
+        parallel: bool = True) -> None:
     """Runs a bound codec's encode or decode (``fn``) from ``src`` into ``dst`` (same shape, any
-    layout). Raises CastError naming the first failing element's index tuple in ``src``."""
+    layout). Raises CastError naming the first failing element's index tuple in ``src``.
+    ``parallel=False`` keeps a large array in one call (one thread)."""
     if src.shape != dst.shape:
         raise ValueError(f"shape mismatch: source {src.shape}, destination {dst.shape}")
     shape = src.shape
@@ -154,7 +173,9 @@ def run(fn: Callable[[Any, Any], None], src: np.ndarray, dst: np.ndarray) -> Non
     src_bytes = src.reshape(-1).view(np.uint8)
     dst_bytes = target.reshape(-1).view(np.uint8)
     n = src.size
-    nthreads = min(_threads, n // (_PARALLEL_MIN_ELEMENTS // 2)) if n >= _PARALLEL_MIN_ELEMENTS else 1
+    nthreads = 1
+    if parallel and n >= _PARALLEL_MIN_ELEMENTS:
+        nthreads = min(_threads, n // (_PARALLEL_MIN_ELEMENTS // 2))
     try:
         if nthreads <= 1:
             fn(src_bytes, dst_bytes)

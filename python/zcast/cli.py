@@ -3,7 +3,10 @@
     zcast demo                      cast_value on built-in sample data: sizes, errors, speed
     zcast cast --from S --to T IN OUT     cast a raw binary or .npy file
     zcast inspect PATH              a Zarr array's codec chain, data type and fill value per step
-    zcast convert SRC DST --data-type T   rewrite a Zarr array with cast_value added
+    zcast convert SRC DST --data-type T [--scale S --offset O]
+                                    rewrite a Zarr array with [scale_offset,] cast_value added
+    zcast sample-eopf DIR           write a small EOPF-like Sentinel-2 product (zarr-python's codecs)
+    zcast bench [--size N] [--json] [--quick]   zcast beside the other implementations: GB/s
 
 Each subcommand has --help. Exit status: 0 on success, 1 when a cast or the metadata fails, 2 for
 usage errors.
@@ -29,6 +32,8 @@ import numpy as np
 
 import zcast
 from zcast import _api, _dtypes
+from zcast._chain import OWNED_CODECS
+from zcast._samples import SEED as _SAMPLE_SEED  # numpy only: zarr is imported when writing
 from zcast._errors import CastError, MetadataError
 
 ROUNDINGS = ["nearest-even", "nearest-away", "towards-zero", "towards-positive", "towards-negative"]
@@ -364,6 +369,8 @@ def cmd_cast(args: argparse.Namespace) -> int:
 
 
 def _describe_codec(d: Any) -> str:
+    if isinstance(d, str):
+        return d  # a bare codec name (R26)
     if not isinstance(d, dict):
         return repr(d)
     conf = d.get("configuration")
@@ -373,20 +380,98 @@ def _describe_codec(d: Any) -> str:
     return str(d.get("name", "?")) + (" " + json.dumps(conf, separators=(",", ":")) if conf else "")
 
 
-def _inspect_chain(codecs: list[dict[str, Any]], spec: Any, indent: str, out: list[str],
-                   where: str) -> list[str]:
+def _codec_name(d: Any) -> str | None:
+    """A codec entry's name: {"name": ...} or a bare string (R26)."""
+    if isinstance(d, str):
+        return d
+    return d.get("name") if isinstance(d, dict) else None
+
+
+def _after(indent: str, data_type: str, fill: Any) -> str:
+    return (f"{indent}   -> data_type {data_type}, fill_value "
+            f"{'none' if fill is None else json.dumps(fill)}")
+
+
+_CHAIN_ERROR_RE = re.compile(r"^(?:invalid array metadata: )?codecs\[(\d+)\]: ")
+
+
+def _inspect_owned(codecs: list[Any], spec: Any, meta: dict[str, Any] | None, indent: str,
+                   out: list[str], where: str, checked: dict[str, int],
+                   problems: list[str]) -> tuple[int, Any]:
+    """The leading codecs zcast owns, through zcast.Chain (the core's own reading, as a C reader
+    gets it from zcast_chain_create): each codec with the data type and fill value after each of
+    its steps, then one line for the chain. Returns how many codecs it owns and the chunk spec
+    after them (None on a problem, which is appended to `problems`)."""
+    from dataclasses import replace
+
+    from zarr.core.dtype import get_data_type_from_json
+
+    try:
+        if meta is not None:
+            chain = zcast.Chain.from_array_metadata(meta)
+        else:
+            fill = (None if spec.fill_value is None
+                    else spec.dtype.to_json_scalar(spec.fill_value, zarr_format=3))
+            chain = zcast.Chain.from_codecs(codecs, spec.dtype.to_json(zarr_format=3), fill)
+    except MetadataError as err:
+        message = str(err)
+        m = _CHAIN_ERROR_RE.match(message)
+        bad = int(m.group(1)) if m else None
+        for i, d in enumerate(codecs[: (bad + 1) if bad is not None else 0]):
+            out.append(f"{indent}{i}  {_describe_codec(d)}")
+        detail = message[m.end():] if m else message
+        problems.append(f"{where}[{bad}] {_codec_name(codecs[bad])}: {detail}" if m
+                        else f"{where}: {detail}")
+        out.append(f"{indent}   INVALID: {detail}")
+        return 0, None
+    steps = iter(chain.steps)
+    for i in range(chain.owned_codecs):
+        d = codecs[i]
+        name = _codec_name(d)
+        checked[name] = checked.get(name, 0) + 1
+        out.append(f"{indent}{i}  {_describe_codec(d)}")
+        if name == "numcodecs.fixedscaleoffset":  # read as two steps (R25)
+            for step in (next(steps), next(steps)):
+                out.append(f"{indent}   = {_describe_codec(step.codec)}")
+                out.append(_after(indent + "  ", step.data_type, step.fill_value))
+        else:
+            step = next(steps)
+            out.append(_after(indent, step.data_type, step.fill_value))
+    n = chain.owned_codecs
+    rest = chain.first_unowned_codec
+    owned = "codec 0" if n == 1 else f"codecs 0-{n - 1}"
+    out.append(f"{indent}   zcast chain: {owned}, {len(chain.steps)} step(s) in one "
+               f"fused pass, {chain.data_type} -> {chain.encoded_data_type}; "
+               + (f"the reader takes over at codec {n} ({rest})" if rest
+                  else "it owns every codec"))
+    dtype = get_data_type_from_json(chain.encoded_data_type, zarr_format=3)
+    fill = chain.encoded_fill_value_json
+    spec = replace(spec, dtype=dtype,
+                   fill_value=None if fill is None else dtype.from_json_scalar(fill, zarr_format=3))
+    return n, spec
+
+
+def _inspect_chain(codecs: list[Any], spec: Any, indent: str, out: list[str], where: str,
+                   checked: dict[str, int], meta: dict[str, Any] | None = None) -> list[str]:
     """Walks a codec list with the chunk spec, printing each codec and, after an array->array
-    codec, the data type and fill value it produces. Returns the problems found."""
+    codec, the data type and fill value it produces. The leading scale_offset / cast_value /
+    numcodecs.fixedscaleoffset run is read by zcast's chain (meta: the whole zarr.json, for the
+    array's own list); the rest by zarr's codec classes. Returns the problems found."""
     from zarr.abc.codec import ArrayArrayCodec
     from zarr.registry import get_codec_class
 
     import zcast.zarr as zz
 
     problems: list[str] = []
-    for i, d in enumerate(codecs):
-        name = d.get("name") if isinstance(d, dict) else None
+    start = 0
+    if codecs and _codec_name(codecs[0]) in OWNED_CODECS:
+        start, spec = _inspect_owned(codecs, spec, meta, indent, out, where, checked, problems)
+        if spec is None:
+            return problems
+    for i, d in enumerate(codecs[start:], start):
+        name = _codec_name(d)
         out.append(f"{indent}{i}  {_describe_codec(d)}")
-        if name in ("cast_value", "scale_offset"):
+        if name in ("cast_value", "scale_offset"):  # after a codec the chain does not own
             try:
                 codec = (zz.CastValue if name == "cast_value" else zz.ScaleOffset).from_dict(d)
                 codec.validate(shape=spec.shape, dtype=spec.dtype, chunk_grid=None)
@@ -395,26 +480,27 @@ def _inspect_chain(codecs: list[dict[str, Any]], spec: Any, indent: str, out: li
                 problems.append(f"{where}[{i}] {name}: {err}")
                 out.append(f"{indent}   INVALID: {err}")
                 return problems
-            out.append(f"{indent}   -> data_type {spec.dtype.to_json(zarr_format=3)}, fill_value "
-                       f"{json.dumps(spec.dtype.to_json_scalar(spec.fill_value, zarr_format=3))}")
+            checked[name] = checked.get(name, 0) + 1
+            out.append(_after(indent, spec.dtype.to_json(zarr_format=3),
+                              spec.dtype.to_json_scalar(spec.fill_value, zarr_format=3)))
             continue
         try:
-            codec = get_codec_class(name).from_dict(d)
+            codec = get_codec_class(name).from_dict(d if isinstance(d, dict) else {"name": d})
         except Exception as err:  # noqa: BLE001 - unknown or invalid codec: report and stop
             problems.append(f"{where}[{i}] {name}: {err}")
             out.append(f"{indent}   cannot interpret: {err}")
             return problems
         if isinstance(codec, ArrayArrayCodec):
             spec = codec.resolve_metadata(spec)
-            out.append(f"{indent}   -> data_type {spec.dtype.to_json(zarr_format=3)}, fill_value "
-                       f"{json.dumps(spec.dtype.to_json_scalar(spec.fill_value, zarr_format=3))}")
+            out.append(_after(indent, spec.dtype.to_json(zarr_format=3),
+                              spec.dtype.to_json_scalar(spec.fill_value, zarr_format=3)))
         inner = (d.get("configuration") or {}).get("codecs") if name == "sharding_indexed" else None
         if inner is not None:
             from dataclasses import replace
             chunk_shape = tuple(d["configuration"]["chunk_shape"])
             out.append(f"{indent}   inner chunks {list(chunk_shape)}:")
             problems += _inspect_chain(inner, replace(spec, shape=chunk_shape), indent + "     ",
-                                       out, f"{where}[{i}].codecs")
+                                       out, f"{where}[{i}].codecs", checked)
     return problems
 
 
@@ -445,17 +531,19 @@ def cmd_inspect(args: argparse.Namespace) -> int:
              "codecs:"]
     spec = ArraySpec(shape=tuple(grid or meta["shape"]), dtype=zdtype, fill_value=fill,
                      config=ArrayConfig.from_dict({}), prototype=default_buffer_prototype())
+    checked: dict[str, int] = {}
     with zcast.zarr.use():  # zarr parses inner codecs of sharding itself: no "which one" warning
-        problems = _inspect_chain(meta.get("codecs", []), spec, "  ", lines, "codecs")
+        problems = _inspect_chain(meta.get("codecs", []), spec, "  ", lines, "codecs", checked,
+                                  meta=meta)
     print("\n".join(lines))
-    n_cast = json.dumps(meta.get("codecs", [])).count('"cast_value"')
     if problems:
         print(f"INVALID: {len(problems)} problem(s):")
         for p in problems:
             print(f"  {p}")
         return 1
-    print(f"metadata valid ({n_cast} cast_value codec(s) checked)" if n_cast
-          else "metadata valid (no cast_value codec)")
+    counts = [f"{checked[n]} {n}" for n in OWNED_CODECS if checked.get(n)]
+    print(f"metadata valid ({', '.join(counts)} codec(s) checked)" if counts
+          else "metadata valid (no scale_offset or cast_value codec)")
     return 0
 
 
@@ -482,6 +570,34 @@ def _progress(done: int, total: int, start: float) -> None:
     sys.stderr.flush()
 
 
+def _copy_regions(src: Any, dst: Any, regions: list[tuple[slice, ...]],
+                  stats: dict[str, float], start: float) -> None:
+    """Copies each region of ``src`` into ``dst`` and adds its error statistics to ``stats``,
+    one region per task on two threads per CPU this process may use (zarr's compressors and
+    zcast's casts release the GIL). Statistics are merged, and a failure raised, in region order,
+    so the result and the error reported are those of a one-at-a-time copy."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(region: tuple[slice, ...]) -> dict[str, float]:
+        values = src[region]
+        dst[region] = values
+        if not _is_numeric(values):
+            return {"count": 0, "max_abs": 0.0, "sum_sq": 0.0, "nan_mismatch": 0}
+        return _error_stats(values, dst[region])
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    # Two blocks per CPU: while one waits for zarr's event loop or the disk, another computes.
+    pool = ThreadPoolExecutor(max_workers=max(1, min(len(regions), 2 * (cpus or 1), 32)),
+                              thread_name_prefix="zcast-convert")
+    try:
+        futures = [pool.submit(one, region) for region in regions]
+        for i, future in enumerate(futures):
+            _merge_stats(stats, future.result())
+            _progress(i + 1, len(regions), start)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # on failure: no writes after the cleanup
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     import zarr
 
@@ -490,6 +606,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     src_path, dst_path = Path(args.src), Path(args.dst)
     if dst_path.exists():
         raise CliError(f"{dst_path} already exists; choose a new destination")
+    with zz.use():  # the source's own scale_offset / cast_value are read by zcast too
+        return _convert(zarr, zz, src_path, dst_path, args)
+
+
+def _convert(zarr: Any, zz: Any, src_path: Path, dst_path: Path, args: argparse.Namespace) -> int:
     try:
         src = zarr.open_array(zarr.storage.LocalStore(src_path, read_only=True), mode="r")
     except Exception as err:  # noqa: BLE001
@@ -501,28 +622,33 @@ def cmd_convert(args: argparse.Namespace) -> int:
     scalar_map = None
     if encode_map or decode_map:
         scalar_map = {k: v for k, v in (("encode", encode_map), ("decode", decode_map)) if v}
-    cast = zz.CastValue(data_type=args.data_type, rounding=args.rounding,
-                        out_of_range=args.out_of_range, scalar_map=scalar_map)
+    new_filters = []
+    if args.scale is not None or args.offset is not None:
+        new_filters.append(zz.ScaleOffset(offset=args.offset, scale=args.scale))
+    new_filters.append(zz.CastValue(data_type=args.data_type, rounding=args.rounding,
+                                    out_of_range=args.out_of_range, scalar_map=scalar_map))
+    # The source's own scale_offset / cast_value / fixedscaleoffset are replaced, not stacked:
+    # the values written are the decoded ones. Other filters (transpose, ...) are kept.
+    kept = [f for f in src.filters if _codec_name(f.to_dict()) not in OWNED_CODECS]
+    replaced = [_codec_name(f.to_dict()) for f in src.filters
+                if _codec_name(f.to_dict()) in OWNED_CODECS]
+    serializer = src.serializer if src.shards is None else "auto"
+    if isinstance(serializer, zarr.codecs.BytesCodec) and serializer.endian is None:
+        # The source's encoded type had one byte; the new one may have more.
+        serializer = zarr.codecs.BytesCodec(endian="little")
     block = src.shards or src.chunks
     regions = _regions(src.shape, block)
     created = False
     stats = {"count": 0, "max_abs": 0.0, "sum_sq": 0.0, "nan_mismatch": 0}
     start = time.perf_counter()
     try:
-        with zz.use():
-            dst = zarr.create_array(
-                zarr.storage.LocalStore(dst_path), shape=src.shape, dtype=src.metadata.data_type,
-                chunks=src.chunks, shards=src.shards, fill_value=src.fill_value,
-                filters=[*src.filters, cast], compressors=src.compressors,
-                serializer=src.serializer if src.shards is None else "auto",
-                attributes=dict(src.attrs), dimension_names=src.metadata.dimension_names)
-            created = True
-            for i, region in enumerate(regions):
-                values = src[region]
-                dst[region] = values
-                _merge_stats(stats, _error_stats(values, dst[region]) if _is_numeric(values)
-                             else {"count": 0, "max_abs": 0.0, "sum_sq": 0.0, "nan_mismatch": 0})
-                _progress(i + 1, len(regions), start)
+        dst = zarr.create_array(
+            zarr.storage.LocalStore(dst_path), shape=src.shape, dtype=src.metadata.data_type,
+            chunks=src.chunks, shards=src.shards, fill_value=src.fill_value,
+            filters=[*kept, *new_filters], compressors=src.compressors,
+            serializer=serializer, attributes=dict(src.attrs), dimension_names=src.metadata.dimension_names)
+        created = True
+        _copy_regions(src, dst, regions, stats, start)  # several blocks at a time
     except BaseException as err:
         if created or dst_path.exists():
             shutil.rmtree(dst_path, ignore_errors=True)
@@ -532,11 +658,63 @@ def cmd_convert(args: argparse.Namespace) -> int:
     src_bytes, dst_bytes = _stored_bytes(src_path), _stored_bytes(dst_path)
     print(f"converted {src_path} -> {dst_path}: {len(regions)} blocks, "
           f"{time.perf_counter() - start:.2f} s")
-    print(f"  codec     {cast.spec_json}")
+    print(f"  codecs    {' + '.join(f.spec_json for f in new_filters)}"
+          + (f" (replacing the source's {', '.join(replaced)})" if replaced else ""))
+    meta = json.loads((dst_path / "zarr.json").read_text())
+    if meta["codecs"] and _codec_name(meta["codecs"][0]) in OWNED_CODECS:
+        chain = zcast.Chain.from_array_metadata(meta)
+        print(f"  chain     {chain.data_type} -> "
+              + "".join(f"{s.name} -> " for s in chain.steps) + chain.encoded_data_type
+              + f", fill_value {json.dumps(meta['fill_value'])} -> "
+              + json.dumps(chain.encoded_fill_value_json)
+              + f"; then {', '.join(str(_codec_name(c)) for c in chain.remaining_codecs)}")
     print(f"  stored    {_human(src_bytes)} -> {_human(dst_bytes)} "
           f"(ratio {src_bytes / dst_bytes if dst_bytes else float('inf'):.2f})")
     print(f"  max error {stats['max_abs']:.6g}   RMS error {_rms(stats):.6g}   "
           f"over {stats['count']} finite elements; NaN mismatches {stats['nan_mismatch']}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# zcast sample-eopf
+
+
+def cmd_sample_eopf(args: argparse.Namespace) -> int:
+    import zarr
+
+    from zcast import _samples
+
+    if not all(hasattr(zarr.codecs, c) for c in ("ScaleOffset", "CastValue")):
+        raise CliError(f"the sample is written by zarr-python's own scale_offset and cast_value: "
+                       f"they need zarr >= 3.2 (this is {zarr.__version__})")
+    try:
+        import cast_value_rs  # noqa: F401 - the engine of zarr.codecs.CastValue
+    except ImportError:
+        raise CliError("zarr-python's own cast_value needs cast-value-rs "
+                       "(pip install cast-value-rs)") from None
+    root = Path(args.dir)
+    if root.exists():
+        raise CliError(f"{root} already exists; choose a new directory")
+    written = _samples.write_eopf_sample(root, seed=args.seed)
+    print(f"wrote {root}: an EOPF-like Sentinel-2 L2A product (synthetic, seed {args.seed}), "
+          f"written by zarr-python {zarr.__version__}'s own scale_offset and cast_value")
+    rows = []
+    for band in _samples.BANDS:
+        data = written[band.path]
+        grid = [-(-s // c) for s, c in zip(band.shape, band.chunks)]
+        stored = sum(1 for p in (root / band.path / "c").rglob("*") if p.is_file())
+        rows.append([band.path, band.dtype, "x".join(map(str, band.shape)),
+                     "x".join(map(str, band.chunks)), f"{stored} of {grid[0] * grid[1]}",
+                     f"{np.isnan(data).mean():.0%}"])
+    print(_table(["array", "data_type", "shape", "chunks", "chunk files", "NaN"], rows,
+                 left=(0, 1)))
+    print(f"codecs of each band: scale_offset {{offset {_samples.OFFSET}, scale {_samples.SCALE}}}, "
+          f"cast_value {{uint16, nearest-even, clamp, NaN <-> 0}}, bytes, gzip "
+          f"{_samples.GZIP_LEVEL}; a chunk that is all no-data is not stored (it reads as NaN).")
+    b04 = root / _samples.BANDS[2].path
+    print("read it with zcast:")
+    print(f"  zcast inspect {b04}")
+    print(f"  build/release/zcast_read_chunk {b04 / 'zarr.json'} {b04 / 'c' / '2' / '1'} out.bin")
     return 0
 
 
@@ -597,19 +775,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("output", metavar="OUT")
     p.set_defaults(func=cmd_cast)
 
-    p = sub.add_parser("inspect", help="show a Zarr array's codec chain and validate cast_value",
+    p = sub.add_parser("inspect", help="show a Zarr array's codec chain and validate "
+                       "scale_offset / cast_value",
                        description="Shows a Zarr v3 array's codec chain with the data type and "
-                       "fill value after each array->array codec, and validates cast_value "
-                       "metadata (errors name the key and value). Exit status 1 if invalid.")
+                       "fill value after each array->array codec, reads the leading "
+                       "scale_offset / cast_value / numcodecs.fixedscaleoffset codecs as zcast's "
+                       "chain does (the part a C reader gets from zcast_chain_create) and says "
+                       "where the reader takes over, and validates that metadata (errors name the "
+                       "key and value). Exit status 1 if invalid.")
     p.add_argument("path", metavar="PATH", help="array directory or its zarr.json")
     p.set_defaults(func=cmd_inspect)
 
-    p = sub.add_parser("convert", help="rewrite a Zarr array with cast_value added",
+    p = sub.add_parser("convert", help="rewrite a Zarr array with cast_value (and scale_offset) "
+                       "added",
                        description="Copies the Zarr array SRC to a new array DST whose codecs "
-                       "gain a cast_value to --data-type, block by block with a progress bar, then "
-                       "reports sizes and error statistics. On failure DST is removed; SRC is only "
-                       "read. With --map and no --decode-map the decode map is the inverse of the "
-                       "encode map (so --map NaN=0 also reads 0 back as NaN) unless --one-way.")
+                       "gain a cast_value to --data-type, with --scale / --offset a scale_offset "
+                       "in front of it ([scale_offset, cast_value], zcast's codecs), block by "
+                       "block with a progress bar, then reports the chain, sizes and error "
+                       "statistics. The source's own scale_offset / cast_value / "
+                       "numcodecs.fixedscaleoffset are replaced, not stacked. On failure DST is "
+                       "removed; SRC is only read. With --map and no --decode-map the decode map "
+                       "is the inverse of the encode map (so --map NaN=0 also reads 0 back as "
+                       "NaN) unless --one-way.")
     p.add_argument("src", metavar="SRC")
     p.add_argument("dst", metavar="DST")
     p.add_argument("--data-type", required=True, metavar="T", help="encoded data type")
@@ -618,7 +805,27 @@ def build_parser() -> argparse.ArgumentParser:
                    action="append", default=[], help="scalar_map decode entry (repeatable)")
     p.add_argument("--one-way", action="store_true",
                    help="do not derive the decode map from --map")
+    p.add_argument("--scale", type=_parse_scalar, metavar="S",
+                   help="put scale_offset in front of cast_value: encode (x - O) * S")
+    p.add_argument("--offset", type=_parse_scalar, metavar="O",
+                   help="the offset O of that scale_offset (S and O: scalars of the array's type)")
     p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("sample-eopf", help="write a small EOPF-like Sentinel-2 product with "
+                       "zarr-python's own scale_offset and cast_value",
+                       description="Writes a deterministic, synthetic EOPF-like Sentinel-2 L2A "
+                       "product into the new directory DIR: float64 (10 m) and float32 (20 m) "
+                       "reflectance with NaN no-data, stored as scale_offset + cast_value to "
+                       "uint16 (NaN <-> 0), bytes and gzip, in several chunks including partial "
+                       "ones. The codecs used are zarr-python's own (zarr.codecs.ScaleOffset and "
+                       "CastValue), so zcast's readers are checked on data they did not write.")
+    p.add_argument("dir", metavar="DIR", help="the product directory to create")
+    p.add_argument("--seed", type=int, default=_SAMPLE_SEED,
+                   help="data seed (default: %(default)s)")
+    p.set_defaults(func=cmd_sample_eopf)
+
+    from zcast import _bench  # zcast bench: the side-by-side benchmark (its own module)
+    _bench.add_parser(sub)
     return parser
 
 

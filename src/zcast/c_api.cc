@@ -209,6 +209,10 @@ const char* zcast_chain_next_codec(const zcast_chain* chain, size_t* index) {
   return chain->next_codec_json ? chain->next_codec_json->c_str() : nullptr;
 }
 
+const char* zcast_chain_remaining_codecs(const zcast_chain* chain) {
+  return chain ? chain->chain.remaining_codecs_json().c_str() : nullptr;
+}
+
 void zcast_chain_destroy(zcast_chain* chain) { delete chain; }
 
 const char* zcast_last_error(void) { return g_last_error.c_str(); }
