@@ -521,17 +521,19 @@ def format_results(res: dict[str, Any]) -> str:
         rows.append(row)
     lines.append(_table(["conversion", "B/elem", *keys], rows))
     lines.append("")
-    lines.append("zcast-1t speed-up over each (median time of the other / median time of "
-                 "zcast-1t):")
+    lines.append(f"zcast-1t speed-up over each (median time of the other / median time of "
+                 f"zcast-1t); {keys[1]}/1t: zcast's own speed-up from {res['threads']} threads:")
     rows = []
     for c in res["conversions"]:
         row = [c["name"]]
-        for k in keys[1:]:
+        for i, k in enumerate(keys[1:]):
             r = c["results"][k]
             s = r.get("zcast_1t_speedup")
+            if s and i == 0:
+                s = 1 / s  # zcast-Nt: time of 1 thread / time of N threads
             row.append(f"{s:.2f}x" if s else ("error" if r["error"] else "-"))
         rows.append(row)
-    lines.append(_table(["conversion", *keys[1:]], rows))
+    lines.append(_table(["conversion", f"{keys[1]}/1t", *keys[2:]], rows))
     lines.append("")
     notes = [f"{k}: {res['implementations'][k]['note']}" for k in keys]
     lines += notes

@@ -233,10 +233,11 @@ std::vector<std::uint64_t> Specials(DataType src) {
 }
 
 const DataType kVectorSources[] = {DataType::float32, DataType::float64, DataType::float16,
-                                   DataType::bfloat16, DataType::int32, DataType::int16,
+                                   DataType::bfloat16, DataType::int64, DataType::uint64,
+                                   DataType::int32, DataType::uint32, DataType::int16,
                                    DataType::uint16, DataType::uint8, DataType::int8,
-                                   DataType::float8_e4m3, DataType::float8_e5m2fnuz,
-                                   DataType::float4_e2m1fn};
+                                   DataType::int4, DataType::uint2, DataType::float8_e4m3,
+                                   DataType::float8_e5m2fnuz, DataType::float4_e2m1fn};
 
 // One special value at every position of a 40-element buffer (a full block, then a tail of 8):
 // the declined lane must come out exactly as the reference has it, including the first failure.
@@ -390,7 +391,23 @@ TEST(KernelSelection, Avx2KernelsAreChosen) {
       {DataType::float32, DataType::uint16, "avx2-float-to-int"},
       {DataType::float32, DataType::int32, "avx2-float-to-int"},
       {DataType::float64, DataType::int32, "avx2-float-to-int"},
-      {DataType::float64, DataType::int64, "avx2-float64-to-int64"},
+      {DataType::float64, DataType::int64, "avx2-to-int64"},
+      {DataType::float32, DataType::uint64, "avx2-to-int64"},
+      {DataType::float32, DataType::float64, "avx2-to-float64"},
+      {DataType::float64, DataType::float64, "avx2-to-float64"},
+      {DataType::int32, DataType::float64, "avx2-to-float64"},
+      {DataType::int64, DataType::float64, "avx2-int64-to-float64"},
+      {DataType::uint64, DataType::float32, "avx2-int64-to-float32"},
+      {DataType::float64, DataType::float16, "avx2-f16c"},
+      {DataType::float64, DataType::bfloat16, "avx2-to-bfloat16"},
+      {DataType::float64, DataType::float8_e5m2, "avx2-narrow-float"},
+      {DataType::float16, DataType::float8_e4m3fnuz, "avx2-narrow-float"},
+      {DataType::bfloat16, DataType::float16, "avx2-f16c"},
+      {DataType::float8_e5m2, DataType::float16, "avx2-f16c"},
+      {DataType::float4_e2m1fn, DataType::bfloat16, "avx2-to-bfloat16"},
+      {DataType::uint8, DataType::bfloat16, "avx2-to-bfloat16"},
+      {DataType::int4, DataType::float32, "avx2-int-to-float32"},
+      {DataType::uint2, DataType::int16, "avx2-int-to-int"},
       {DataType::float64, DataType::float32, "avx2-float64-to-float32"},
       {DataType::float32, DataType::float16, "avx2-f16c"},
       {DataType::float32, DataType::bfloat16, "avx2-to-bfloat16"},
