@@ -4,8 +4,9 @@
 // What is measured
 //   Each case binds a codec (CastValueSpec::FromJson + CastValueCodec::Bind, no fill value) and
 //   times CastValueCodec::Encode, or Decode for the decode-direction cases, over one buffer of
-//   kElements = 16 Mi elements: far larger than the caches (32 MiB L3 here), so every run streams
-//   from and to memory. Throughput is bytes read + written per second: SetBytesProcessed with
+//   n = max(16 Mi, 128 MiB / (src size + dst size)) elements: input and output together at least
+//   4x the caches (32 MiB L3 here), so every run streams from and to memory, the 1- and 2-byte
+//   types too. Throughput is bytes read + written per second: SetBytesProcessed with
 //   n * (src size + dst size) per iteration gives the console's bytes_per_second column (printed
 //   in binary units, G/s = 2^30 bytes/s); the counter GBps is the same figure in 1e9 bytes/s.
 //   The label column names the kernel the codec runs (when built against a static zcast).
@@ -46,6 +47,7 @@
 // Adding a case is one line in kCases below.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -68,7 +70,13 @@ namespace {
 
 using zcast::DataType;
 
-constexpr std::size_t kElements = std::size_t{16} << 20;  // 16 Mi elements per buffer
+// Elements per buffer: 16 Mi, or more where the two buffers would hold less than 128 MiB (4x the
+// 32 MiB L3), so that the 1- and 2-byte cases stream from memory too rather than partly from L3.
+constexpr std::size_t kMinElements = std::size_t{16} << 20;
+constexpr std::size_t kMinBytes = std::size_t{128} << 20;
+std::size_t ElementsFor(std::size_t src_size, std::size_t dst_size) {
+  return std::max(kMinElements, kMinBytes / (src_size + dst_size));
+}
 
 enum class Op { kEncode, kDecode };
 
@@ -266,6 +274,7 @@ struct Prepared {
   std::optional<zcast::CastValueCodec> codec;
   DataType src_type{}, dst_type{};
   std::size_t src_size = 0, dst_size = 0;
+  std::size_t n = 0;  // elements per buffer
   Buffer in, out;
   std::string label;
   std::string error;
@@ -290,8 +299,8 @@ std::string KernelLabel(const zcast::CastValueCodec& codec, Op op) {
 }
 
 zcast::Status RunCodec(const Prepared& p) {
-  return p.c->op == Op::kEncode ? p.codec->Encode(p.in.get(), kElements, p.out.get())
-                                : p.codec->Decode(p.in.get(), kElements, p.out.get());
+  return p.c->op == Op::kEncode ? p.codec->Encode(p.in.get(), p.n, p.out.get())
+                                : p.codec->Decode(p.in.get(), p.n, p.out.get());
 }
 
 Prepared& Prepare(const Case& c, std::uint64_t seed) {
@@ -310,9 +319,10 @@ Prepared& Prepare(const Case& c, std::uint64_t seed) {
   p.dst_type = enc ? p.codec->encoded_type() : p.codec->decoded_type();
   p.src_size = zcast::DataTypeSize(p.src_type);
   p.dst_size = zcast::DataTypeSize(p.dst_type);
-  p.in = AllocatePages(kElements * p.src_size);
-  p.out = AllocatePages(kElements * p.dst_size);
-  if (zcast::Status st = Generate(p.src_type, c.lo, c.hi, c.nan_fraction, seed, kElements,
+  p.n = ElementsFor(p.src_size, p.dst_size);
+  p.in = AllocatePages(p.n * p.src_size);
+  p.out = AllocatePages(p.n * p.dst_size);
+  if (zcast::Status st = Generate(p.src_type, c.lo, c.hi, c.nan_fraction, seed, p.n,
                                   p.in.get());
       !st.ok()) {
     p.error = "input generation: " + st.message();
@@ -341,7 +351,7 @@ void BM_Cast(benchmark::State& state, const Case* c, std::uint64_t seed) {
   using Clock = std::chrono::steady_clock;
   auto time_ceiling = [&] {
     auto t0 = Clock::now();
-    ceiling(p.in.get(), kElements, p.out.get());
+    ceiling(p.in.get(), p.n, p.out.get());
     benchmark::ClobberMemory();
     return Seconds(t0, Clock::now());
   };
@@ -362,7 +372,7 @@ void BM_Cast(benchmark::State& state, const Case* c, std::uint64_t seed) {
     codec_seconds += t_codec;
     ceiling_seconds += t_ceiling;
   }
-  const double bytes_per_iteration = static_cast<double>(kElements * (p.src_size + p.dst_size));
+  const double bytes_per_iteration = static_cast<double>(p.n * (p.src_size + p.dst_size));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes_per_iteration));
   if (codec_seconds > 0 && ceiling_seconds > 0) {

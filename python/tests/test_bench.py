@@ -149,3 +149,12 @@ def test_size_option():
     assert _bench.parse_size("65536") == 65536
     proc = run_bench("--size", "12x")
     assert proc.returncode == 2
+
+
+def test_help():
+    out = run_bench("--help").stdout
+    for word in ("--size", "--rounds", "--threads", "--only", "--json", "--quick"):
+        assert word in out
+    top = subprocess.run([sys.executable, "-m", "zcast", "--help"], capture_output=True,
+                         text=True, timeout=60).stdout
+    assert "bench" in top

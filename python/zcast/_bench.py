@@ -497,7 +497,7 @@ def format_results(res: dict[str, Any]) -> str:
         f"zcast bench: {res['size']} elements per array, median of {res['rounds']} interleaved "
         f"rounds; {meta['cpu']}, {meta['cpus']} CPUs, load {meta.get('loadavg')}, {meta['date']}",
         "versions: " + ", ".join(f"{k} {v[k]}" for k in v if v[k]),
-        f"memcpy reference (np.copyto, {4 * res['size'] >> 20} MiB): "
+        f"memcpy reference (np.copyto, {4 * res['size'] / 2**20:g} MiB): "
         f"{meta['memcpy_GBps_before']} GB/s before, {meta['memcpy_GBps_after']} GB/s after",
         "",
         "GB/s (bytes read + written per second, 10^9), higher is better:",

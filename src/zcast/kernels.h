@@ -42,9 +42,9 @@ class Kernel {
 
 // ---- SIMD targets ----
 //
-// The library is built for the baseline x86-64; kernels_avx2.cc alone is compiled with
-// -mavx2 -mfma -mf16c -mbmi2 and only ever called when the CPU has all four (and the OS saves
-// YMM state). The best target is decided once per process (the first call), so every codec of a
+// The library is built for the baseline x86-64; only kernels_avx2.cc and kernels_avx2_extra.cc
+// are compiled with -mavx2 -mfma -mf16c -mbmi2, and they are only ever called when the CPU has all
+// four (and the OS saves the YMM state). The best target is decided once per process (the first call), so every codec of a
 // process uses the same one. The environment variable ZCAST_SIMD_TARGET=baseline (read at that
 // moment) caps it, e.g. to benchmark the baseline kernels on an AVX2 machine.
 enum class SimdTarget : std::uint8_t { kBaseline, kAvx2 };
@@ -65,8 +65,8 @@ std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, SimdTarget t
 // The per-element reference loop (ConvertScalar on every element), for tests and as a fallback.
 std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir);
 
-// For kernels_avx2.cc only: its vector kernels for `dir`, or nullptr where it has nothing better
-// than the baseline. Callers must have checked that the CPU supports SimdTarget::kAvx2.
+// The AVX2 kernels (kernels_avx2.cc) for `dir`, or nullptr where they have nothing better than
+// the baseline. Callers must have checked that the CPU supports SimdTarget::kAvx2.
 std::unique_ptr<const Kernel> SelectKernelAvx2(const Direction& dir);
 
 }  // namespace zcast::internal

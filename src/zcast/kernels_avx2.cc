@@ -1,8 +1,11 @@
-// AVX2 kernels (with FMA, F16C and BMI2 available): the only translation unit compiled for more
-// than the baseline x86-64 (-mavx2 -mfma -mf16c -mbmi2, see CMakeLists.txt). SelectKernelFor calls
-// SelectKernelAvx2 only when the CPU has all four (kernels.cc), so nothing here may run before
-// that check: everything is in an anonymous namespace, and the kernels reach the baseline code
-// only through non-inline functions (ReferenceKernel, ConvertScalar).
+// AVX2 kernels (with FMA, F16C and BMI2 available). This file, kernels_avx2_extra.cc and the
+// header they share (kernels_avx2.h) are the only code compiled for more than the baseline x86-64
+// (-mavx2 -mfma -mf16c -mbmi2, see CMakeLists.txt). SelectKernelFor calls SelectKernelAvx2 only
+// when the CPU has all four (kernels.cc), so nothing here may run before that check: everything is
+// in unnamed namespaces (no weak symbol a baseline file could bind to), and the kernels reach the
+// baseline code only through non-inline functions (ReferenceKernel, ConvertScalar). Every run sets
+// the default MXCSR (no FTZ/DAZ, exceptions masked) with the rounding control a kernel needs, and
+// restores the caller's.
 //
 // Every kernel has the same shape (BlockKernel): blocks of 32 elements; one pass computes the
 // results and a mask of the lanes it *declines* (NaN or Inf where the target lacks them, out of
@@ -12,13 +15,16 @@
 // scalar_map keys are compared in the vector and their values blended in (first key wins, R10)
 // before the block's results are stored.
 //
-// Families of kernels by lane layout:
-//   FloatLanes  8 float32 values per vector (float32, float16 and bfloat16 sources, all exact in
-//               float32) -> integers, narrow floats, bfloat16, float32;
+// Families of kernels by lane layout (kernels_avx2.h):
+//   FloatLanes  8 float32 values per vector -> integers, narrow floats, bfloat16, float32. The
+//               loaders give exact float32 values (float32, float16, bfloat16, small integers,
+//               float8/6/4) or float32 rounded to odd (float64, int32), which a second rounding to
+//               a format at least two bits narrower turns into the correctly rounded result;
 //   F16Lanes    float32 lanes -> float16 with F16C, checked in 16-bit lanes;
-//   IntLanes    8 int32 values per vector (8- to 32-bit integer sources, float8 sources);
+//   IntLanes    8 int32 values per vector (integer sources of up to 32 bits, float8 sources);
 //   F64Lanes    two vectors of 4 doubles -> 8 results of 32 bits (integers, float32);
-//   F64ToInt64Lanes, Table8 (any 8-bit -> 8-bit pair).
+//   Lanes64     4 doubles per vector -> int64, uint64, float64; Int64ToF64Lanes;
+//   Table8      any 8-bit -> 8-bit pair, as a table.
 // A converter returns the destination bits in 32-bit lanes and the declined lanes as bits; the
 // packing stage turns 4 result vectors into 32 elements of 1, 2 or 4 bytes.
 //
@@ -57,7 +63,9 @@ std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
   p.inf_mag = static_cast<std::uint32_t>(s.positive_inf());
   p.shift = 23 - s.mant_bits;
   p.sign_shift = 31 - (s.exp_bits + s.mant_bits);
-  p.scale = std::ldexp(1.0f, 127 - s.bias);
+  p.rebias = static_cast<std::uint32_t>(127 - s.bias) << 23;
+  p.min_normal_mag = 1u << s.mant_bits;
+  p.sub_scale = std::ldexp(1.0f, s.min_quantum_exp());
   auto make = [&]<Special8 kKind>() {
     using Fam = IntLanes<LoadU8, Float8ToF32<kKind>, 4>;
     return MakeWithMap<Fam>(dir, {p, {}}, "avx2-float8-to-float32", KeyRep::kInt32Value);
@@ -107,10 +115,12 @@ std::unique_ptr<const Kernel> SelectKernelAvx2(const Direction& dir) {
     case DataType::uint16: k = FromIntLanes<LoadU16>(dir, true); break;
     case DataType::int16: k = FromIntLanes<LoadI16>(dir, true); break;
     case DataType::uint8:
-      if (d.size != 1 || d.is_int()) k = FromIntLanes<LoadU8>(dir, true);
+      if (d.size == 1) k = FromInt8Lanes<8, false>(dir);
+      else k = FromIntLanes<LoadU8>(dir, true);
       break;
     case DataType::int8:
-      if (d.size != 1 || d.is_int()) k = FromIntLanes<LoadI8>(dir, true);
+      if (d.size == 1) k = FromInt8Lanes<8, true>(dir);
+      else k = FromIntLanes<LoadI8>(dir, true);
       break;
     default:
       // float8/float6/float4 -> float32 (a scalar_map on a sub-byte source would need the ignored

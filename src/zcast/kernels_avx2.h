@@ -12,6 +12,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -368,6 +369,7 @@ struct NarrowParams {
   int shift;                    // 23 - M: dropped bits of a float32 normal
   std::uint32_t rebias;         // (127 - bias) << M
   std::uint32_t min_normal;     // float32 bits of the target's min normal, 2^(1 - bias)
+  std::uint32_t magic_bits;     // float32 bits of 2^(qmin + 23), whose ulp is the target's quantum
   float sub_scale;              // 2^-qmin: the target's subnormal quantum becomes 1
   std::uint32_t max_bits;       // encoding of max finite
   std::uint32_t sign_bit;       // 1 << (E + M)
@@ -382,35 +384,36 @@ struct NarrowParams {
 // right by 23 - M and rebiased, after adding the rounding increment to the magnitude (as for
 // bfloat16: nearest-even 2^(s-1) - 1 + the lowest kept bit; nearest-away 2^(s-1); towards +-inf
 // 2^s - 1 on the matching sign); the carry may run into the exponent field, and beyond max is one
-// compare. Zero comes out of the same formula once negatives are raised to 0. Other values below
-// the min normal (rare, so only computed when a vector has one): x * 2^-qmin (exact) rounded to an
-// integer in mode R is the subnormal encoding (up to 2^M, the min normal, when it rounds up).
-// NaN and Inf are fixed up only when a vector has one. kFnuz: the target has no -0 (R8).
+// compare. Below the min normal (zero included) the encoding is x / 2^qmin rounded to an integer
+// in mode R (up to 2^M, the min normal, when it rounds up): in the IEEE modes the hardware does
+// it in one addition, x + sign(x) * 2^(qmin + 23), whose ulp is 2^qmin, rounded in MXCSR's mode
+// (kRc), the encoding being the difference of the two bit patterns; nearest-away scales by
+// 2^-qmin (exact) and rounds with RoundF32. Both paths are computed for every lane and blended, so
+// the loop has no data-dependent branch but the one for NaN and Inf. kFnuz: the target has no -0
+// (R8).
 template <Rounding R, OutOfRange O, bool kFnuz>
 struct F32ToNarrow {
   using Params = NarrowParams;
   static constexpr bool kDeclinesNonFinite = false;
-  static constexpr unsigned kRc = 0;
+  static constexpr unsigned kRc = RcOf(R);
   struct Consts {
     __m128i shift;
-    __m256i half_m1, half, full, rebias, sub_limit, max_bits, sign_bit, special_sign, nan_bits,
-        inf_bits, nan_bad, inf_bad, clamp_bits;
+    __m256i half_m1, half, full, rebias, min_normal, magic_bits, max_bits, sign_bit, special_sign,
+        nan_bits, inf_bits, nan_bad, inf_bad, clamp_bits;
     __m256 sub_scale;
   };
   static Consts MakeConsts(const Params& p) {
     const std::uint32_t half = 1u << (p.shift - 1);
     return {_mm_cvtsi32_si128(p.shift), Set1(half - 1), Set1(half), Set1(2 * half - 1),
-            Set1(p.rebias), Set1(0x80000000u + p.min_normal - 1), Set1(p.max_bits), Set1(p.sign_bit),
+            Set1(p.rebias), Set1(p.min_normal), Set1(p.magic_bits), Set1(p.max_bits), Set1(p.sign_bit),
             Set1(p.special_sign), Set1(p.nan_bits), Set1(p.inf_bits), Set1(p.nan_bad),
             Set1(p.inf_bad), Set1(p.clamp_bits), _mm256_set1_ps(p.sub_scale)};
-  }
-  static __m256i Subnormal(__m256 x, __m256 scale) {
-    return _mm256_abs_epi32(_mm256_cvtps_epi32(RoundF32<R>(_mm256_mul_ps(x, scale))));
   }
   static __m256i Convert(const Consts& c, __m256 x, std::uint32_t* declined) {
     __m256i bits = AsInt(x);
     __m256i a = AbsBits(x);
     __m256i neg = _mm256_srai_epi32(bits, 31);
+    __m256i sign_of_x = _mm256_and_si256(bits, Set1(0x80000000u));
     __m256i add;
     if constexpr (R == Rounding::kNearestEven)
       add = _mm256_add_epi32(c.half_m1, _mm256_and_si256(_mm256_srl_epi32(a, c.shift), Set1(1)));
@@ -418,11 +421,15 @@ struct F32ToNarrow {
     else if constexpr (R == Rounding::kTowardsZero) add = _mm256_setzero_si256();
     else if constexpr (R == Rounding::kTowardsPositive) add = _mm256_andnot_si256(neg, c.full);
     else add = _mm256_and_si256(neg, c.full);
-    __m256i enc = _mm256_max_epi32(
-        _mm256_sub_epi32(_mm256_srl_epi32(_mm256_add_epi32(a, add), c.shift), c.rebias), _mm256_setzero_si256());
-    // 0 < a < min normal, as one signed compare: a + 0x7FFFFFFF wraps 0 to the top.
-    __m256i sub = _mm256_cmpgt_epi32(c.sub_limit, _mm256_add_epi32(a, Set1(0x7FFFFFFFu)));
-    if (!_mm256_testz_si256(sub, sub)) [[unlikely]] enc = Blend(enc, Subnormal(x, c.sub_scale), sub);
+    __m256i normal = _mm256_sub_epi32(_mm256_srl_epi32(_mm256_add_epi32(a, add), c.shift), c.rebias);
+    __m256i small;
+    if constexpr (R == Rounding::kNearestAway) {
+      small = _mm256_abs_epi32(_mm256_cvtps_epi32(RoundF32<R>(_mm256_mul_ps(x, c.sub_scale))));
+    } else {
+      __m256 y = _mm256_add_ps(x, AsFloat(_mm256_or_si256(sign_of_x, c.magic_bits)));
+      small = _mm256_sub_epi32(AbsBits(y), c.magic_bits);
+    }
+    __m256i enc = Blend(normal, small, _mm256_cmpgt_epi32(c.min_normal, a));
     __m256i sign = _mm256_and_si256(neg, c.sign_bit);
     if constexpr (kFnuz) sign = _mm256_andnot_si256(_mm256_cmpeq_epi32(enc, _mm256_setzero_si256()), sign);
     __m256i res = _mm256_or_si256(enc, sign);
@@ -497,6 +504,20 @@ struct F32Canonical {
     *declined = 0;
     return Blend(bits, _mm256_or_si256(_mm256_and_si256(bits, Set1(0x80000000u)), Set1(0x7FC00000u)),
                  IsNaN(AbsBits(x)));
+  }
+};
+
+// float32 lanes holding bfloat16 values exactly (8-bit integer and float8/6/4 sources, whose
+// NaNs the loaders already made canonical) -> bfloat16: the upper half of each.
+struct F32UpperHalf {
+  struct Params {};
+  struct Consts {};
+  static constexpr unsigned kRc = 0;
+  static constexpr bool kDeclinesNonFinite = false;
+  static Consts MakeConsts(const Params&) { return {}; }
+  static __m256i Convert(const Consts&, __m256 x, std::uint32_t* declined) {
+    *declined = 0;
+    return _mm256_srli_epi32(AsInt(x), 16);
   }
 };
 
@@ -742,36 +763,42 @@ struct IntToF32 {
   }
 };
 
-// A float8 (or float6/float4) encoding in an int32 lane -> float32 bits, exactly. The magnitude
-// bits shifted to float32's field positions are a float32 with exponent field ef (a denormal for
-// ef = 0); multiplying by 2^(127 - bias) rebiases it exactly, subnormals included (DAZ is off, the
-// products are normal): 2^(ef - bias) * 1.m, or m * 2^qmin. Then the sign bit, and the specials
-// (kKind): IEEE-like Inf and NaN (exponent field all ones), fnuz NaN 0x80 (R3: float32's quiet NaN,
-// sign kept for IEEE-like sources, none for fnuz).
+// A float8 (or float6/float4) encoding in an int32 lane -> float32 bits, exactly. Normal values
+// move their exponent and mantissa fields to float32's positions and rebias the exponent (an
+// integer add of (127 - bias) << 23); zeros and subnormals (magnitude < 2^M) are mantissa * 2^qmin,
+// an exact float32 product of normal operands (a denormal operand would cost a microcode assist
+// on this CPU). Then the sign bit, and the specials (kKind): IEEE-like Inf and NaN (exponent field
+// all ones), fnuz NaN 0x80 (R3: float32's quiet NaN, sign kept for IEEE-like sources, none for
+// fnuz).
 enum class Special8 { kNone, kIeee, kFnuz };
 struct Float8Params {
   std::uint32_t value_mask, mag_mask, inf_mag;  // inf_mag: exponent field all ones, mantissa 0
   int shift, sign_shift;                        // 23 - M, 31 - (E + M)
-  float scale;                                  // 2^(127 - bias)
+  std::uint32_t rebias, min_normal_mag;         // (127 - bias) << 23, 1 << M
+  float sub_scale;                              // 2^qmin
 };
 template <Special8 kKind>
 struct Float8ToF32 {
   using Params = Float8Params;
   static constexpr unsigned kRc = 0;
   struct Consts {
-    __m256i value_mask, mag_mask, inf_mag;
+    __m256i value_mask, mag_mask, inf_mag, rebias, min_normal_mag;
     __m128i shift, sign_shift;
-    __m256 scale;
+    __m256 sub_scale;
   };
   static Consts MakeConsts(const Params& p) {
-    return {Set1(p.value_mask), Set1(p.mag_mask), Set1(p.inf_mag), _mm_cvtsi32_si128(p.shift),
-            _mm_cvtsi32_si128(p.sign_shift), _mm256_set1_ps(p.scale)};
+    return {Set1(p.value_mask),         Set1(p.mag_mask),
+            Set1(p.inf_mag),            Set1(p.rebias),
+            Set1(p.min_normal_mag),     _mm_cvtsi32_si128(p.shift),
+            _mm_cvtsi32_si128(p.sign_shift), _mm256_set1_ps(p.sub_scale)};
   }
   static __m256i Convert(const Consts& c, __m256i v, std::uint32_t* declined) {
     *declined = 0;
     __m256i s = _mm256_and_si256(v, c.value_mask);
     __m256i mag = _mm256_and_si256(s, c.mag_mask);
-    __m256i f = AsInt(_mm256_mul_ps(AsFloat(_mm256_sll_epi32(mag, c.shift)), c.scale));
+    __m256i normal = _mm256_add_epi32(_mm256_sll_epi32(mag, c.shift), c.rebias);
+    __m256i small = AsInt(_mm256_mul_ps(_mm256_cvtepi32_ps(mag), c.sub_scale));
+    __m256i f = Blend(normal, small, _mm256_cmpgt_epi32(c.min_normal_mag, mag));
     __m256i sign = _mm256_sll_epi32(_mm256_xor_si256(s, mag), c.sign_shift);
     __m256i res = _mm256_or_si256(f, sign);
     if constexpr (kKind == Special8::kIeee) {
@@ -797,7 +824,7 @@ struct IntAsF32 {
 };
 
 // float8/float6/float4 (not e8m0fnu) as float32 lanes: Float8ToF32 with the format's facts as
-// constants.
+// compile-time constants.
 template <DataType kType>
 struct LoadSmallFloat {
   static constexpr std::size_t kSize = 1;
@@ -807,15 +834,21 @@ struct LoadSmallFloat {
     __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
     __m256i s = _mm256_and_si256(v, Set1(static_cast<std::uint32_t>(kInfo.value_mask())));
     __m256i mag = _mm256_and_si256(s, Set1((1u << kEM) - 1));
-    constexpr float kScale = std::bit_cast<float>(static_cast<std::uint32_t>(254 - kInfo.bias) << 23);  // 2^(127 - bias)
-    const __m256 scale = _mm256_set1_ps(kScale);
-    __m256i f = AsInt(_mm256_mul_ps(AsFloat(_mm256_slli_epi32(mag, 23 - kInfo.mant_bits)), scale));
+    constexpr float kSubScale =  // 2^qmin, qmin = 1 - bias - M
+        std::bit_cast<float>(static_cast<std::uint32_t>(127 + 1 - kInfo.bias - kInfo.mant_bits) << 23);
+    __m256i normal = _mm256_add_epi32(_mm256_slli_epi32(mag, 23 - kInfo.mant_bits),
+                                      Set1(static_cast<std::uint32_t>(127 - kInfo.bias) << 23));
+    __m256i small = AsInt(_mm256_mul_ps(_mm256_cvtepi32_ps(mag), _mm256_set1_ps(kSubScale)));
+    __m256i f = Blend(normal, small, _mm256_cmpgt_epi32(Set1(1u << kInfo.mant_bits), mag));
     __m256i sign = _mm256_slli_epi32(_mm256_xor_si256(s, mag), 31 - kEM);
     __m256i res = _mm256_or_si256(f, sign);
     if constexpr (kInfo.special == Special::Ieee) {
       const __m256i inf_mag = Set1(static_cast<std::uint32_t>(kInfo.positive_inf()));
-      res = Blend(res, _mm256_or_si256(sign, Set1(0x7FC00000u)), _mm256_cmpgt_epi32(mag, inf_mag));
-      res = Blend(res, _mm256_or_si256(sign, Set1(0x7F800000u)), _mm256_cmpeq_epi32(mag, inf_mag));
+      __m256i special = _mm256_cmpgt_epi32(mag, _mm256_sub_epi32(inf_mag, Set1(1)));
+      if (!_mm256_testz_si256(special, special)) [[unlikely]] {
+        res = Blend(res, _mm256_or_si256(sign, Set1(0x7FC00000u)), _mm256_cmpgt_epi32(mag, inf_mag));
+        res = Blend(res, _mm256_or_si256(sign, Set1(0x7F800000u)), _mm256_cmpeq_epi32(mag, inf_mag));
+      }
     } else if constexpr (kInfo.special == Special::Fnuz) {
       res = Blend(res, Set1(0x7FC00000u), _mm256_cmpeq_epi32(s, Set1(0x80)));
     }
@@ -1201,10 +1234,12 @@ struct Lanes64 {
   }
 };
 
-// float64 lanes -> int64 / uint64. AVX2 has no double -> int64 conversion; for |r| < 2^51 the
-// rounded value plus 1.5 * 2^52 is exact and its bit pattern minus that constant's is the integer.
-// Vectors with any other lane (large, negative into uint64, NaN, Inf) take the general path:
-// IntegralToInt64 and the range logic.
+// float64 lanes -> int64 / uint64. AVX2 has no double -> int64 conversion. The rounded value r,
+// when |r| < 2^64, splits exactly into h = floor(r / 2^32) (|h| <= 2^32) and l = r - h * 2^32 in
+// [0, 2^32) (one fused multiply-add, exact because the result is an integer below 2^53); each part
+// plus 1.5 * 2^52 is exact, and its bit pattern minus that constant's is the integer, so
+// v = (h << 32) + l. Out-of-range lanes (compared on r) are clamped or declined; wrap (R5) takes
+// the residue modulo 2^64 of any integral double (IntegralToInt64). No data-dependent branch.
 struct Int64Params {
   double lo, hi;  // in range: lo <= r < hi
   std::uint64_t lo_bits, hi_bits;
@@ -1215,38 +1250,34 @@ struct ToInt64 {
   using Params = Int64Params;
   static constexpr unsigned kRc = 0;
   struct Consts {
-    __m256d lo, hi, fast_lo;
+    __m256d lo, hi;
     __m256i lo_bits, hi_bits;
   };
   static Consts MakeConsts(const Params& p) {
-    return {_mm256_set1_pd(p.lo), _mm256_set1_pd(p.hi), _mm256_set1_pd(p.is_unsigned ? -0.0 : -0x1p51),
-            Set1x64(p.lo_bits), Set1x64(p.hi_bits)};
-  }
-  __attribute__((noinline)) static __m256i General(const Consts& c, __m256d x, __m256d r, std::uint32_t* declined) {
-    __m256i v = IntegralToInt64(r);
-    if constexpr (O == OutOfRange::kWrap) {
-      *declined = Bits64(NonFinite64(x));
-    } else if constexpr (O == OutOfRange::kClamp) {
-      *declined = Bits64(NonFinite64(x));
-      v = Blend(v, c.lo_bits, _mm256_castpd_si256(_mm256_cmp_pd(r, c.lo, _CMP_LT_OQ)));
-      v = Blend(v, c.hi_bits, _mm256_castpd_si256(_mm256_cmp_pd(r, c.hi, _CMP_GE_OQ)));
-    } else {
-      *declined = Bits64(_mm256_castpd_si256(
-          _mm256_or_pd(_mm256_cmp_pd(r, c.lo, _CMP_NGE_UQ), _mm256_cmp_pd(r, c.hi, _CMP_NLT_UQ))));
-    }
-    return v;
+    return {_mm256_set1_pd(p.lo), _mm256_set1_pd(p.hi), Set1x64(p.lo_bits), Set1x64(p.hi_bits)};
   }
   static __m256i Convert(const Consts& c, __m256d x, std::uint32_t* declined) {
-    const __m256d magic = _mm256_set1_pd(0x1.8p52);
     __m256d r = RoundF64<R>(x);
-    // fast lanes: fast_lo <= r < 2^51 (fast_lo = -0 for uint64: -0.0 >= -0.0 holds)
-    __m256d fast = _mm256_and_pd(_mm256_cmp_pd(r, c.fast_lo, _CMP_GE_OQ),
-                                 _mm256_cmp_pd(r, _mm256_set1_pd(0x1p51), _CMP_LT_OQ));
-    if (_mm256_movemask_pd(fast) == 0xF) [[likely]] {
-      *declined = 0;
-      return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(r, magic)), _mm256_castpd_si256(magic));
+    if constexpr (O == OutOfRange::kWrap) {
+      *declined = Bits64(NonFinite64(x));
+      return IntegralToInt64(r);
+    } else {
+      const __m256d magic = _mm256_set1_pd(0x1.8p52);
+      __m256d h = _mm256_round_pd(_mm256_mul_pd(r, _mm256_set1_pd(0x1p-32)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+      __m256d l = _mm256_fnmadd_pd(h, _mm256_set1_pd(0x1p32), r);
+      __m256i hi = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(h, magic)), _mm256_castpd_si256(magic));
+      __m256i lo = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(l, magic)), _mm256_castpd_si256(magic));
+      __m256i v = _mm256_add_epi64(_mm256_slli_epi64(hi, 32), lo);
+      if constexpr (O == OutOfRange::kClamp) {
+        *declined = Bits64(NonFinite64(x));  // R3, before the clamp
+        v = Blend(v, c.lo_bits, _mm256_castpd_si256(_mm256_cmp_pd(r, c.lo, _CMP_LT_OQ)));
+        return Blend(v, c.hi_bits, _mm256_castpd_si256(_mm256_cmp_pd(r, c.hi, _CMP_GE_OQ)));
+      } else {
+        *declined = Bits64(_mm256_castpd_si256(
+            _mm256_or_pd(_mm256_cmp_pd(r, c.lo, _CMP_NGE_UQ), _mm256_cmp_pd(r, c.hi, _CMP_NLT_UQ))));
+        return v;
+      }
     }
-    return General(c, x, r, declined);
   }
 };
 
@@ -1295,6 +1326,66 @@ struct Int64ToF64Lanes {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * j), r);
       declined |= d << (4 * j);
     }
+    return declined;
+  }
+};
+
+// ===================================================================================
+// 8-bit and sub-byte integers -> integers of one byte, 32 per vector in byte lanes: the source
+// value (masked or sign-extended from its bits), a range check and clamp by min/max in the
+// source's signedness, wrap by the destination's mask.
+// ===================================================================================
+
+struct Int8Params {
+  std::uint8_t lo, hi;  // the destination's range within the source's (as bytes of that signedness)
+  std::uint8_t mask;    // the destination's value mask
+};
+template <int kSrcBits, bool kSrcSigned, OutOfRange O>
+struct Int8Lanes {
+  static constexpr std::size_t kSrcSize = 1;
+  static constexpr std::size_t kDstSize = 1;
+  static constexpr unsigned kRc = 0;
+  struct Params {
+    Int8Params conv;
+    VectorMap map;  // keys as source values in bytes
+  };
+  struct Consts {
+    __m256i lo, hi, mask;
+    const VectorMap* map;
+    int map_n;
+  };
+  static Consts MakeConsts(const Params& p) {
+    return {_mm256_set1_epi8(static_cast<char>(p.conv.lo)), _mm256_set1_epi8(static_cast<char>(p.conv.hi)),
+            _mm256_set1_epi8(static_cast<char>(p.conv.mask)), &p.map, p.map.n};
+  }
+  static std::uint32_t Block(const Consts& c, const unsigned char* in, unsigned char* out) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
+    if constexpr (kSrcBits < 8) {
+      v = _mm256_and_si256(v, _mm256_set1_epi8(static_cast<char>((1 << kSrcBits) - 1)));
+      if constexpr (kSrcSigned) {  // (v ^ s) - s sign-extends from the top value bit s
+        const __m256i sbit = _mm256_set1_epi8(static_cast<char>(1 << (kSrcBits - 1)));
+        v = _mm256_sub_epi8(_mm256_xor_si256(v, sbit), sbit);
+      }
+    }
+    __m256i clamped = kSrcSigned ? _mm256_min_epi8(_mm256_max_epi8(v, c.lo), c.hi)
+                                 : _mm256_min_epu8(_mm256_max_epu8(v, c.lo), c.hi);
+    __m256i r;
+    std::uint32_t declined = 0;
+    if constexpr (O == OutOfRange::kClamp) {
+      r = _mm256_and_si256(clamped, c.mask);
+    } else {
+      r = _mm256_and_si256(v, c.mask);
+      if constexpr (O == OutOfRange::kUnset)
+        declined = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(clamped, v)));
+    }
+    if (c.map_n) [[unlikely]] {
+      for (int k = c.map->n - 1; k >= 0; --k) {
+        __m256i m = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(c.map->key[k])));
+        r = Blend(r, _mm256_set1_epi8(static_cast<char>(c.map->value[k])), m);
+        declined &= ~static_cast<std::uint32_t>(_mm256_movemask_epi8(m));
+      }
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), r);
     return declined;
   }
 };
@@ -1479,6 +1570,7 @@ inline NarrowParams NarrowFacts(const TypeInfo& d) {
   p.shift = 23 - d.mant_bits;
   p.rebias = static_cast<std::uint32_t>(127 - d.bias) << d.mant_bits;
   p.min_normal = static_cast<std::uint32_t>(128 - d.bias) << 23;
+  p.magic_bits = static_cast<std::uint32_t>(d.min_quantum_exp() + 23 + 127) << 23;
   p.sub_scale = std::ldexp(1.0f, -d.min_quantum_exp());
   p.max_bits = static_cast<std::uint32_t>((static_cast<std::uint64_t>(d.max_biased_exp()) << d.mant_bits) |
                                           ((1ull << d.mant_bits) - 1));
@@ -1534,7 +1626,7 @@ std::unique_ptr<const Kernel> ToHalfExact(const Direction& dir) {
     return MakeWithMap<Fam>(dir, {}, "avx2-f16c", KeyRep::kFloat32Bits);
   }
   if (dir.dst == DataType::bfloat16) {
-    using Fam = FloatLanes<Loader, F32ToBf16<Rounding::kNearestEven, OutOfRange::kClamp>, 2>;
+    using Fam = FloatLanes<Loader, F32UpperHalf, 2>;
     return MakeWithMap<Fam>(dir, {}, "avx2-to-bfloat16", KeyRep::kFloat32Bits);
   }
   return nullptr;
@@ -1596,6 +1688,34 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir, bool exact_in_f
     });
   }
   return nullptr;
+}
+
+// Integer sources of at most 8 bits -> integers of one byte (Int8Lanes).
+template <int kSrcBits, bool kSrcSigned>
+std::unique_ptr<const Kernel> FromInt8Lanes(const Direction& dir) {
+  const TypeInfo& s = Info(dir.src);
+  const TypeInfo& d = Info(dir.dst);
+  if (!d.is_int() || d.size != 1) return nullptr;
+  const int src_lo = kSrcSigned ? -(1 << (kSrcBits - 1)) : 0;
+  const int src_hi = kSrcSigned ? (1 << (kSrcBits - 1)) - 1 : (1 << kSrcBits) - 1;
+  const int dst_lo = d.is_signed_int() ? -(1 << (d.bits - 1)) : 0;
+  const int dst_hi = d.is_signed_int() ? (1 << (d.bits - 1)) - 1 : (1 << d.bits) - 1;
+  Int8Params ip;
+  ip.lo = static_cast<std::uint8_t>(std::max(src_lo, dst_lo));
+  ip.hi = static_cast<std::uint8_t>(std::min(src_hi, dst_hi));
+  ip.mask = static_cast<std::uint8_t>(d.value_mask());
+  VectorMap map;
+  if (dir.map.size() > static_cast<std::size_t>(kMaxVectorKeys)) return nullptr;
+  for (const auto& [key, value] : dir.map) {
+    std::uint64_t k = key & s.value_mask();
+    if (kSrcSigned && (k & s.sign_bit())) k |= ~s.value_mask();  // sign-extend, as the lanes
+    map.key[map.n] = k & 0xFF;
+    map.value[map.n++] = value;
+  }
+  return WithOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
+    using Fam = Int8Lanes<kSrcBits, kSrcSigned, O>;
+    return Make<Fam>(dir, typename Fam::Params{ip, map}, "avx2-int8-to-int8");
+  });
 }
 
 }  // namespace

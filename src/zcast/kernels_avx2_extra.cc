@@ -22,9 +22,18 @@ std::unique_ptr<const Kernel> FromFloat64Extra(const Direction& dir) {
 // modes: the table); sub-byte integers -> float32 and integers.
 template <class IntLoader>
 std::unique_ptr<const Kernel> FromSmallInt(const Direction& dir) {
+  const TypeInfo& s = Info(dir.src);
   const TypeInfo& d = Info(dir.dst);
   if (d.is_int() || dir.dst == DataType::float32) {
-    if (Info(dir.src).bits >= 8) return nullptr;  // kernels_avx2.cc
+    if (s.bits >= 8) return nullptr;  // kernels_avx2.cc
+    if (d.size == 1) {  // sub-byte -> one-byte integers in byte lanes
+      switch (dir.src) {
+        case DataType::int4: return FromInt8Lanes<4, true>(dir);
+        case DataType::uint4: return FromInt8Lanes<4, false>(dir);
+        case DataType::int2: return FromInt8Lanes<2, true>(dir);
+        default: return FromInt8Lanes<2, false>(dir);
+      }
+    }
     return FromIntLanes<IntLoader>(dir, true);
   }
   if (IntLoader::kSize == 1) return ToHalfExact<IntAsF32<IntLoader>>(dir);

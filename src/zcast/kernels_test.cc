@@ -424,7 +424,9 @@ TEST(KernelSelection, Avx2KernelsAreChosen) {
       {DataType::float32, DataType::float8_e4m3, "avx2-narrow-float"},
       {DataType::float32, DataType::float8_e8m0fnu, "reference"},
       {DataType::float8_e4m3, DataType::uint8, "avx2-table8"},
-      {DataType::uint8, DataType::int8, "avx2-int-to-int"},
+      {DataType::uint8, DataType::int8, "avx2-int8-to-int8"},
+      {DataType::int4, DataType::uint8, "avx2-int8-to-int8"},
+      {DataType::int8, DataType::uint2, "avx2-int8-to-int8"},
   };
   for (const Want& w : wants) {
     for (int r = 0; r < 5; ++r) {
