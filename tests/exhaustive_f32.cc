@@ -4,14 +4,32 @@
 // compared with the exact engine (ConvertScalar): the same output bits and the same first failing
 // index (a kernel is restarted after each failure, as a caller would see it).
 //
-// Hours of CPU, so it is built but not run by ctest; docs/performance.md records a run.
+// Built but not run by ctest (hours of CPU with --method engine); docs/performance.md records a run.
 //
 //   zcast_exhaustive_f32 [--threads N] [--dst float16,uint8,...] [--rounding nearest-even,...]
+//                        [--settings unset,clamp,wrap] [--method runs|engine|both] [--unset-stride N]
 //                        [--chunks K]   (K < 4096: a sample of K chunks spread evenly over the 4096)
 //                        [--all-targets]
 //
-// The engine is asked once per input and mode with out_of_range unset; clamp and wrap results are
-// asked only for the inputs that are out of range (the others are the same under every setting).
+// Two ways to know the engine's answer for every input:
+//   engine  asks the engine once per input and mode (out_of_range unset; clamp and wrap only for
+//           the inputs out of range). About 60 ns per input and mode: ~4 h per (target, mode) on
+//           this 2-core machine for all settings together.
+//   runs    (default) runs the kernel over the chunk first and cuts its output into maximal runs
+//           of equal results (a failure is a result too). A chunk holds 2^20 consecutive bit
+//           patterns of one sign, so the inputs are in order of magnitude (then +-Inf, then the
+//           NaNs). A correctly rounded cast is monotone in the magnitude and, under unset and clamp,
+//           gives each result on one contiguous interval (R1-R5: one rounding, then the range
+//           rule; the failing inputs are those beyond a bound, and the NaN/Inf group comes last).
+//           So if the engine agrees with the kernel at both ends of a run, it agrees everywhere
+//           inside. Under wrap a result repeats every 2^bits, so a run is accepted only if the
+//           engine rounds both ends to the same integer (float32 -> int64, clamp, same mode), or
+//           all its inputs are multiples of 2^bits (ulp >= 2^bits, result 0 by arithmetic, still
+//           checked at both ends); otherwise, and for runs of up to 4 inputs, every input is asked.
+//           Failures are still found by restarting the kernel after each one, so every failing
+//           input goes through the kernel; only the engine's side is shortened.
+//   both    both on each chunk: a cross-check of the runs argument on a sample (--chunks).
+//
 // Output: one line per (destination, rounding) with the counts, then "ALL OK" or the failures;
 // the exit status is 0 only when nothing differs.
 #include <atomic>
@@ -51,6 +69,7 @@ struct KernelUnderTest {
 
 struct Counts {
   std::atomic<std::uint64_t> compared{0}, failures_expected{0}, mismatches{0};
+  std::atomic<std::uint64_t> runs{0}, engine_calls{0}, not_run{0};  // --method runs
 };
 
 std::mutex print_mutex;
@@ -60,7 +79,7 @@ void Report(const Direction& dir, const KernelUnderTest& k, std::uint64_t input,
   std::printf("MISMATCH %s -> %s %s %s target %s kernel %s input 0x%08llx: %s\n",
               std::string(DataTypeName(dir.src)).c_str(), std::string(DataTypeName(dir.dst)).c_str(),
               std::string(RoundingName(dir.rounding)).c_str(),
-              std::string(OutOfRangeName(k.oor)).c_str(), SimdTargetName(k.target), k.kernel->name(),
+              (k.oor == OutOfRange::kUnset ? "unset" : std::string(OutOfRangeName(k.oor)).c_str()), SimdTargetName(k.target), k.kernel->name(),
               static_cast<unsigned long long>(input), what.c_str());
   std::fflush(stdout);
 }
@@ -68,7 +87,7 @@ void Report(const Direction& dir, const KernelUnderTest& k, std::uint64_t input,
 // One chunk of inputs: the engine's answers under each setting, then every kernel over the chunk,
 // restarted after each failure as a caller would see it.
 void CheckChunk(std::uint64_t chunk, const Direction& unset_dir, const std::vector<KernelUnderTest>& kernels,
-                Counts* counts) {
+                Counts* counts, bool count_inputs = true) {
   const TypeInfo& d = Info(unset_dir.dst);
   const std::size_t ds = d.size;
   const std::uint64_t base = chunk * kChunk;
@@ -102,7 +121,7 @@ void CheckChunk(std::uint64_t chunk, const Direction& unset_dir, const std::vect
       }
     }
   }
-  counts->failures_expected += expected_failures;
+  if (count_inputs) counts->failures_expected += expected_failures;
 
   std::vector<unsigned char> out(kChunk * ds);
   for (const KernelUnderTest& k : kernels) {
@@ -135,6 +154,110 @@ void CheckChunk(std::uint64_t chunk, const Direction& unset_dir, const std::vect
       start = f + 1;
     }
   }
+  if (count_inputs) counts->compared += kChunk;
+}
+
+// --method runs: see the comment at the top. One chunk of inputs, every kernel.
+void CheckChunkRuns(std::uint64_t chunk, const Direction& unset_dir, const std::vector<KernelUnderTest>& kernels,
+                    std::uint64_t unset_stride, Counts* counts) {
+  const TypeInfo& d = Info(unset_dir.dst);
+  const std::size_t ds = d.size;
+  const std::uint64_t base = chunk * kChunk;
+  std::vector<std::uint32_t> in(kChunk);
+  for (std::uint64_t i = 0; i < kChunk; ++i) in[i] = static_cast<std::uint32_t>(base + i);
+  std::vector<unsigned char> out(kChunk * ds);
+  std::vector<std::uint8_t> failed(kChunk);
+  std::uint64_t runs = 0, engine_calls = 0, unset_failures = 0;
+
+  for (const KernelUnderTest& k : kernels) {
+    Direction dir = unset_dir;
+    dir.out_of_range = k.oor;
+    const bool wrap = k.oor == OutOfRange::kWrap;
+    const std::uint64_t stride = k.oor == OutOfRange::kUnset ? unset_stride : 1;
+    Direction wide{DataType::float32, DataType::int64, unset_dir.rounding, OutOfRange::kClamp, {}};
+
+    // The kernel over the chunk, restarted after each failure. Each failing input costs a restart
+    // (and the engine call the kernel makes for it), nearly all of the time of this method. With
+    // --unset-stride N > 1, after a failure at f the kernel is tried on input f + N alone; if that
+    // fails too, f+1 .. f+N-1 are taken as failing without being run (counted as "not run"; the
+    // engine is still asked at both ends of the failing run); otherwise it restarts at f + 1.
+    std::fill(failed.begin(), failed.end(), 0);
+    std::uint64_t not_run = 0;
+    for (std::uint64_t start = 0; start < kChunk;) {
+      std::uint64_t f = start + k.kernel->Run(&in[start], kChunk - start, &out[start * ds]);
+      if (f >= kChunk) break;
+      failed[f] = 1;
+      start = f + 1;
+      while (stride > 1 && f + stride < kChunk &&
+             k.kernel->Run(&in[f + stride], 1, &out[(f + stride) * ds]) == 0) {
+        std::fill(&failed[f + 1], &failed[f + stride] + 1, 1);
+        not_run += stride - 1;
+        f += stride;
+        start = f + 1;
+      }
+    }
+    counts->not_run += not_run;
+
+    int reported = 0;
+    auto engine = [&](std::uint64_t i) {
+      ++engine_calls;
+      return ConvertScalar(dir, in[i]);
+    };
+    // The kernel's result at i as the engine would state it (bits meaningless when failed).
+    auto agrees = [&](std::uint64_t i, const CastOutcome& e) {
+      if (failed[i]) return e.error != CastError::kNone;
+      return e.error == CastError::kNone && e.bits == LoadBits(&out[i * ds], ds);
+    };
+    auto mismatch = [&](std::uint64_t i, const CastOutcome& e) {
+      ++counts->mismatches;
+      if (reported++ < 3) {
+        std::string kernel_says = failed[i] ? "fails" : "gives " + std::to_string(LoadBits(&out[i * ds], ds));
+        std::string engine_says = e.error != CastError::kNone ? "fails" : "gives " + std::to_string(e.bits);
+        Report(dir, k, in[i], "kernel " + kernel_says + ", engine " + engine_says);
+      }
+    };
+    auto check_each = [&](std::uint64_t a, std::uint64_t b) {
+      for (std::uint64_t i = a; i <= b; ++i) {
+        CastOutcome e = engine(i);
+        if (!agrees(i, e)) mismatch(i, e);
+      }
+    };
+    for (std::uint64_t a = 0; a < kChunk;) {
+      std::uint64_t b = a;
+      if (failed[a]) {
+        while (b + 1 < kChunk && failed[b + 1]) ++b;
+      } else {
+        const std::uint64_t v = LoadBits(&out[a * ds], ds);
+        while (b + 1 < kChunk && !failed[b + 1] && LoadBits(&out[(b + 1) * ds], ds) == v) ++b;
+      }
+      ++runs;
+      if (k.oor == OutOfRange::kUnset && failed[a]) unset_failures += b - a + 1;
+      if (b - a < 4) {
+        check_each(a, b);
+      } else {
+        CastOutcome ea = engine(a), eb = engine(b);
+        if (!agrees(a, ea)) mismatch(a, ea);
+        if (!agrees(b, eb)) mismatch(b, eb);
+        if (wrap && !failed[a]) {
+          // Same magnitude order as the bit patterns: a is the smaller end.
+          const int exp_a = static_cast<int>((in[a] >> 23) & 0xFF);
+          const int exp_b = static_cast<int>((in[b] >> 23) & 0xFF);
+          const bool multiples = exp_a != 0 && exp_a - 150 >= d.bits;  // ulp(a) >= 2^bits
+          const bool below_2p63 = exp_b < 127 + 63;
+          bool same_integer = false;
+          if (!multiples && below_2p63) {
+            engine_calls += 2;
+            same_integer = ConvertScalar(wide, in[a]).bits == ConvertScalar(wide, in[b]).bits;
+          }
+          if (!multiples && !same_integer) check_each(a + 1, b - 1);
+        }
+      }
+      a = b + 1;
+    }
+  }
+  counts->runs += runs;
+  counts->engine_calls += engine_calls;
+  counts->failures_expected += unset_failures;
   counts->compared += kChunk;
 }
 
@@ -160,9 +283,31 @@ int Main(int argc, char** argv) {
                                  Rounding::kTowardsPositive, Rounding::kTowardsNegative};
   std::uint64_t chunks = kNumChunks;
   std::vector<SimdTarget> targets = {BestSimdTarget()};
+  std::string method = "runs";
+  std::uint64_t unset_stride = 1;
+  std::vector<OutOfRange> wanted_settings = {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--all-targets") {
+    if (a == "--method" && i + 1 < argc) {
+      method = argv[++i];
+      if (method != "runs" && method != "engine" && method != "both") {
+        std::fprintf(stderr, "unknown method: %s (runs, engine or both)\n", method.c_str());
+        return 2;
+      }
+    } else if (a == "--settings" && i + 1 < argc) {
+      wanted_settings.clear();
+      for (const auto& name : Split(argv[++i])) {
+        if (name == "unset") wanted_settings.push_back(OutOfRange::kUnset);
+        else if (name == "clamp") wanted_settings.push_back(OutOfRange::kClamp);
+        else if (name == "wrap") wanted_settings.push_back(OutOfRange::kWrap);
+        else {
+          std::fprintf(stderr, "unknown out_of_range setting: %s\n", name.c_str());
+          return 2;
+        }
+      }
+    } else if (a == "--unset-stride" && i + 1 < argc) {
+      unset_stride = std::max<std::uint64_t>(1, std::strtoull(argv[++i], nullptr, 10));
+    } else if (a == "--all-targets") {
       targets = SupportedSimdTargets();
     } else if (a == "--threads" && i + 1 < argc) {
       threads = static_cast<unsigned>(std::atoi(argv[++i]));
@@ -194,14 +339,16 @@ int Main(int argc, char** argv) {
         }
       }
     } else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--dst a,b] [--rounding a,b] [--chunks K] [--all-targets]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--threads N] [--dst a,b] [--rounding a,b] [--settings unset,clamp,wrap]\n"
+                   "          [--method runs|engine|both] [--unset-stride N] [--chunks K] [--all-targets]\n",
                    argv[0]);
       return 2;
     }
   }
-  std::printf("zcast_exhaustive_f32: %llu of %llu chunks of 2^%d float32 inputs, %u threads, targets:",
+  std::printf("zcast_exhaustive_f32: %llu of %llu chunks of 2^%d float32 inputs, %u threads, method %s, targets:",
               static_cast<unsigned long long>(chunks), static_cast<unsigned long long>(kNumChunks),
-              kChunkBits, threads);
+              kChunkBits, threads, method.c_str());
   for (SimdTarget t : targets) std::printf(" %s", SimdTargetName(t));
   std::printf("\n");
   std::fflush(stdout);
@@ -212,15 +359,22 @@ int Main(int argc, char** argv) {
     for (Rounding mode : modes) {
       Direction unset_dir{DataType::float32, dst, mode, OutOfRange::kUnset, {}};
       std::vector<KernelUnderTest> kernels;
-      std::vector<OutOfRange> settings = {OutOfRange::kUnset, OutOfRange::kClamp};
-      if (Info(dst).is_int()) settings.push_back(OutOfRange::kWrap);
-      std::string names;
+      std::vector<OutOfRange> settings;
+      for (OutOfRange oor : wanted_settings) {
+        if (oor != OutOfRange::kWrap || Info(dst).is_int()) settings.push_back(oor);  // wrap: R4
+      }
+      if (settings.empty()) continue;
+      std::string names, setting_names;
+      for (OutOfRange oor : settings) {
+        setting_names += std::string(setting_names.empty() ? "" : ", ") +
+                         (oor == OutOfRange::kUnset ? std::string("unset") : std::string(OutOfRangeName(oor)));
+      }
       for (OutOfRange oor : settings) {
         for (SimdTarget t : targets) {
           Direction dir = unset_dir;
           dir.out_of_range = oor;
           kernels.push_back({oor, t, SelectKernelFor(dir, t)});
-          if (oor == OutOfRange::kUnset) names += std::string(names.empty() ? "" : ", ") + kernels.back().kernel->name();
+          if (oor == settings.front()) names += std::string(names.empty() ? "" : ", ") + kernels.back().kernel->name();
         }
       }
       Counts counts;
@@ -230,19 +384,24 @@ int Main(int argc, char** argv) {
       for (unsigned t = 0; t < threads; ++t) {
         pool.emplace_back([&] {
           // A sample (--chunks K) takes K chunks spread evenly over the bit patterns.
-          for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;)
-            CheckChunk(c * (kNumChunks / chunks), unset_dir, kernels, &counts);
+          for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+            if (method != "runs") CheckChunk(c * (kNumChunks / chunks), unset_dir, kernels, &counts, method == "engine");
+            if (method != "engine") CheckChunkRuns(c * (kNumChunks / chunks), unset_dir, kernels, unset_stride, &counts);
+          }
         });
       }
       for (auto& th : pool) th.join();
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       total_mismatches += counts.mismatches;
-      std::printf("float32 -> %-18s %-17s kernels [%s] x {%s}: %llu inputs, %llu out of range/NaN/Inf "
-                  "under unset, %llu mismatches (%.0f s)\n",
+      std::printf("float32 -> %-18s %-17s kernels [%s] x {%s}: %llu inputs, %llu failing under unset, "
+                  "%llu of them not run, %llu runs, %llu engine calls, %llu mismatches (%.0f s)\n",
                   std::string(DataTypeName(dst)).c_str(), std::string(RoundingName(mode)).c_str(),
-                  names.c_str(), Info(dst).is_int() ? "unset, clamp, wrap" : "unset, clamp",
+                  names.c_str(), setting_names.c_str(),
                   static_cast<unsigned long long>(counts.compared.load()),
                   static_cast<unsigned long long>(counts.failures_expected.load()),
+                  static_cast<unsigned long long>(counts.not_run.load()),
+                  static_cast<unsigned long long>(counts.runs.load()),
+                  static_cast<unsigned long long>(counts.engine_calls.load()),
                   static_cast<unsigned long long>(counts.mismatches.load()), secs);
       std::fflush(stdout);
     }
