@@ -55,7 +55,7 @@ constexpr std::uint64_t kNumChunks = (std::uint64_t{1} << 32) / kChunk;
 const DataType kDefaultTargets[] = {
     DataType::float16,         DataType::bfloat16,          DataType::float8_e3m4,
     DataType::float8_e4m3,     DataType::float8_e4m3b11fnuz, DataType::float8_e4m3fnuz,
-    DataType::float8_e5m2,     DataType::float8_e5m2fnuz,   DataType::uint8,
+    DataType::float8_e5m2,     DataType::float8_e5m2fnuz,   DataType::float8_e8m0fnu,  DataType::uint8,
     DataType::int8,            DataType::int16,             DataType::uint16,
     DataType::float6_e2m3fn,   DataType::float6_e3m2fn,     DataType::float4_e2m1fn,
     DataType::int4,            DataType::uint4,             DataType::int2,

@@ -81,10 +81,7 @@ class CastValue(ArrayArrayCodec):
     def from_dict(cls, data: dict[str, Any]) -> CastValue:
         # The whole document goes to the strict C++ parser (R11-R13), which names any unknown or
         # malformed key; nothing is interpreted here first.
-        spec = _api.parse_spec(json.dumps(data, allow_nan=False))
-        codec = object.__new__(cls)
-        object.__setattr__(codec, "spec_json", spec.to_json())
-        return codec
+        return _from_spec(cls, _api.parse_spec(json.dumps(data, allow_nan=False)))
 
     def to_dict(self) -> dict[str, Any]:
         return json.loads(self.spec_json)
@@ -156,6 +153,14 @@ class CastValue(ArrayArrayCodec):
         return self._decode_sync(chunk_array, chunk_spec)
 
 
+def _from_spec(cls: type, spec: Any) -> Any:
+    """A codec of ``cls`` holding a parsed spec's canonical metadata. ``__init__`` is bypassed: it
+    builds the metadata from keyword arguments, and the spec here is already parsed and checked."""
+    codec = object.__new__(cls)
+    object.__setattr__(codec, "spec_json", spec.to_json())
+    return codec
+
+
 def _run_in_chunk(fn: Any, src: np.ndarray, out: np.ndarray, direction: str) -> None:
     try:
         _api.run(fn, src, out)
@@ -217,10 +222,7 @@ class ScaleOffset(ArrayArrayCodec):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ScaleOffset:
-        spec = _parse_scale_offset(json.dumps(data, allow_nan=False))
-        codec = object.__new__(cls)
-        object.__setattr__(codec, "spec_json", spec.to_json())
-        return codec
+        return _from_spec(cls, _parse_scale_offset(json.dumps(data, allow_nan=False)))
 
     def to_dict(self) -> dict[str, Any]:
         return json.loads(self.spec_json)

@@ -7,6 +7,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "zcast/json.h"
@@ -63,6 +64,25 @@ bool IsScaleOffset(const char* codec_json) {
          name->text == "scale_offset";
 }
 
+// The array's side of both create calls: its data type as JSON (R12) and its optional fill value.
+struct ArrayArgs {
+  zcast::DataType type;
+  std::optional<std::string_view> fill;
+};
+
+zcast::Result<ArrayArgs> ParseArrayArgs(const char* array_data_type_json,
+                                        const char* fill_value_json) {
+  auto doc = zcast::internal::ParseJson(array_data_type_json);
+  if (!doc.ok())
+    return zcast::Status(zcast::StatusCode::kInvalidMetadata,
+                         "array data_type: " + doc.status().message());
+  auto type = zcast::internal::ParseDataTypeJson(*doc, "array data_type");
+  if (!type.ok()) return type.status();
+  ArrayArgs args{*type, std::nullopt};
+  if (fill_value_json) args.fill = fill_value_json;
+  return args;
+}
+
 zcast_status NewChain(zcast::Result<zcast::Chain> chain, zcast_chain** out) {
   if (!chain.ok()) return FromStatus(chain.status());
   std::optional<std::string> next;
@@ -87,19 +107,14 @@ zcast_status zcast_codec_create(const char* codec_json, const char* array_data_t
   if (!array_data_type_json)
     return Fail(ZCAST_INVALID_ARGUMENT, "zcast_codec_create: array_data_type_json is NULL");
   return Guard([&]() -> zcast_status {
-    auto type_doc = zcast::internal::ParseJson(array_data_type_json);
-    if (!type_doc.ok())
-      return Fail(ZCAST_INVALID_METADATA, "array data_type: " + type_doc.status().message());
-    auto array_type = zcast::internal::ParseDataTypeJson(*type_doc, "array data_type");
-    if (!array_type.ok()) return FromStatus(array_type.status());
-    std::optional<std::string_view> fill;
-    if (fill_value_json) fill = fill_value_json;
+    auto array = ParseArrayArgs(array_data_type_json, fill_value_json);
+    if (!array.ok()) return FromStatus(array.status());
     // Dispatch on "name": scale_offset here; anything else goes to cast_value, whose parser
     // reports a wrong name or malformed JSON as before.
     auto bind = [&]<typename Spec, typename Codec>() -> zcast_status {
       auto spec = Spec::FromJson(codec_json);
       if (!spec.ok()) return FromStatus(spec.status());
-      auto codec = Codec::Bind(*spec, *array_type, fill);
+      auto codec = Codec::Bind(*spec, array->type, array->fill);
       if (!codec.ok()) return FromStatus(codec.status());
       std::string type_json =
           zcast::internal::JsonQuote(zcast::DataTypeName(codec->encoded_type()));
@@ -160,14 +175,9 @@ zcast_status zcast_chain_create_from_codecs(const char* codecs_json,
     return Fail(ZCAST_INVALID_ARGUMENT,
                 "zcast_chain_create_from_codecs: array_data_type_json is NULL");
   return Guard([&]() -> zcast_status {
-    auto type_doc = zcast::internal::ParseJson(array_data_type_json);
-    if (!type_doc.ok())
-      return Fail(ZCAST_INVALID_METADATA, "array data_type: " + type_doc.status().message());
-    auto array_type = zcast::internal::ParseDataTypeJson(*type_doc, "array data_type");
-    if (!array_type.ok()) return FromStatus(array_type.status());
-    std::optional<std::string_view> fill;
-    if (fill_value_json) fill = fill_value_json;
-    return NewChain(zcast::Chain::FromCodecs(*array_type, fill, codecs_json), out);
+    auto array = ParseArrayArgs(array_data_type_json, fill_value_json);
+    if (!array.ok()) return FromStatus(array.status());
+    return NewChain(zcast::Chain::FromCodecs(array->type, array->fill, codecs_json), out);
   });
 }
 

@@ -219,15 +219,9 @@ std::string DescribeFailure(const Direction& dir, std::uint64_t bits) {
 
 Status Run(const Direction& dir, const internal::Kernel& kernel, const void* in, std::size_t n,
            void* out) {
-  if (n == 0) return Status();
-  if (!in || !out) return Status(StatusCode::kInvalidArgument, "null buffer with n > 0");
-  std::size_t failed = kernel.Run(in, n, out);
-  if (failed == n) return Status();
-  std::size_t size = Info(dir.src).size;
-  std::uint64_t bits =
-      internal::LoadBits(static_cast<const unsigned char*>(in) + failed * size, size);
-  return Status(StatusCode::kCastFailed,
-                "element " + std::to_string(failed) + ": " + DescribeFailure(dir, bits));
+  return internal::RunCodecKernel(kernel, dir.src, in, n, out, [&dir](std::uint64_t bits) {
+    return DescribeFailure(dir, bits);
+  });
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // The array -> array chain: resolves the leading codecs that zcast owns from an array's metadata
 // and runs them together (zcast.hpp, Chain). Rules R25-R26 (new; see docs) come from this file.
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "zcast/dtype.h"
+#include "zcast/exact.h"
 #include "zcast/json.h"
 #include "zcast/metadata.h"
 #include "zcast/scalar_json.h"
@@ -198,6 +202,43 @@ Status RunStep(const Chain::Step& step, bool encode, const void* in, std::size_t
       step);
 }
 
+// The codecs name the failing element only in their message, "element N: reason" (spelled by
+// internal::RunCodecKernel; the Python package parses it too), so N is read back from it.
+std::optional<std::size_t> FailingElement(std::string_view message) {
+  constexpr std::string_view kPrefix = "element ";
+  if (!message.starts_with(kPrefix)) return std::nullopt;
+  std::size_t index = 0;
+  const char* end = message.data() + message.size();
+  auto [rest, ec] = std::from_chars(message.data() + kPrefix.size(), end, index);
+  if (ec != std::errc() || !std::string_view(rest, end - rest).starts_with(": "))
+    return std::nullopt;
+  return index;
+}
+
+// A codec after the first sees the previous codecs' output, so its message quotes an
+// intermediate value the caller never wrote. The caller's element (its value as an R17 JSON
+// scalar) is added, and the intermediate one labelled; the index stays first, and the same.
+Status WithInputElement(const Chain::State& s, bool encode, std::size_t failed_run_step,
+                        const void* in, Status st) {
+  std::optional<std::size_t> index = FailingElement(st.message());
+  if (!index) return st;
+  std::size_t m = s.steps.size();
+  std::string after;
+  for (std::size_t k = 0; k < failed_run_step; ++k) {
+    const Chain::Step& step = s.steps[encode ? k : m - 1 - k];
+    after += std::string(k ? ", " : "") +
+             (std::holds_alternative<ScaleOffsetCodec>(step) ? "scale_offset" : "cast_value") +
+             (encode ? " encode" : " decode");
+  }
+  DataType in_type = encode ? s.types.front() : s.types.back();
+  std::size_t size = DataTypeSize(in_type);
+  std::uint64_t bits =
+      internal::LoadBits(static_cast<const unsigned char*>(in) + *index * size, size);
+  return Status(st.code(), st.message() + " (intermediate value after " + after +
+                               "; input element: " + std::string(DataTypeName(in_type)) +
+                               " value " + internal::DescribeBits(in_type, bits) + ")");
+}
+
 // The definition: each codec over the whole buffer, one after the other (decode in reverse).
 Status RunUnfused(const Chain::State& s, bool encode, const void* in, std::size_t n, void* out) {
   std::size_t m = s.steps.size();
@@ -211,7 +252,8 @@ Status RunUnfused(const Chain::State& s, bool encode, const void* in, std::size_
       buffers[k % 2].resize(n * DataTypeSize(out_type));
       dst = buffers[k % 2].data();
     }
-    if (Status st = RunStep(s.steps[idx], encode, src, n, dst); !st.ok()) return st;
+    if (Status st = RunStep(s.steps[idx], encode, src, n, dst); !st.ok())
+      return k == 0 ? st : WithInputElement(s, encode, k, in, std::move(st));
     src = dst;
   }
   return Status();

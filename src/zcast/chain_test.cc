@@ -29,7 +29,9 @@ std::string StepJson(const Chain::Step& step) {
 }
 
 // The definition of the chain: each codec over the whole buffer, one after the other.
-Status Unfused(const Chain& chain, bool encode, const void* in, std::size_t n, void* out) {
+// `failed_step` receives the position, in running order, of the codec that failed.
+Status Unfused(const Chain& chain, bool encode, const void* in, std::size_t n, void* out,
+               std::size_t* failed_step = nullptr) {
   const auto& steps = chain.steps();
   std::vector<std::vector<unsigned char>> buffers;
   const void* src = in;
@@ -44,7 +46,10 @@ Status Unfused(const Chain& chain, bool encode, const void* in, std::size_t n, v
     }
     Status st = std::visit(
         [&](const auto& c) { return encode ? c.Encode(src, n, dst) : c.Decode(src, n, dst); }, s);
-    if (!st.ok()) return st;
+    if (!st.ok()) {
+      if (failed_step) *failed_step = k;
+      return st;
+    }
     src = dst;
   }
   if (steps.empty()) std::memcpy(out, in, n * DataTypeSize(chain.decoded_type()));
@@ -97,11 +102,56 @@ TEST(Chain, Sentinel2Reflectance) {
   EXPECT_EQ(back[3], 1.0);
   EXPECT_EQ(back[2], 1234.0 / 10000.0 + -0.1);  // float64 arithmetic, each step rounded
   EXPECT_TRUE(std::isnan(back[7]));
-  // Out of uint16's range without out_of_range: an error naming the element.
+  // Out of uint16's range without out_of_range: an error naming the element, the caller's value
+  // and the intermediate one that cast_value saw after scale_offset.
   std::vector<double> bad = {0.5, 6.6};
   Status st = chain->Encode(bad.data(), bad.size(), dn.data());
   EXPECT_EQ(st.code(), StatusCode::kCastFailed);
-  EXPECT_EQ(st.message().rfind("element 1: float64 value 67000.0", 0), 0u) << st.message();
+  EXPECT_EQ(st.message(),
+            "element 1: float64 value 67000.0 is out of the range of uint16 and out_of_range is "
+            "not set (intermediate value after scale_offset encode; input element: float64 value "
+            "6.6)");
+}
+
+// A codec after the first sees intermediate values: its error names the caller's element too,
+// in both directions, after every earlier codec; the first codec's error is left as it is.
+TEST(Chain, LaterCodecErrorsNameTheInputElement) {
+  auto chain = Chain::FromCodecs(DataType::float64, std::nullopt, R"([
+      {"name":"scale_offset","configuration":{"offset":3,"scale":0.5}},
+      {"name":"cast_value","configuration":{"data_type":"float32"}},
+      {"name":"cast_value","configuration":{"data_type":"int8","out_of_range":"clamp"}},
+      {"name":"scale_offset","configuration":{"scale":2}}])");
+  ASSERT_TRUE(chain.ok()) << chain.status().message();
+  // The message of encoding 3000 elements (past the fused blocks) with `x` at index 2500; the
+  // others, 103, go 50 -> 50.0f -> 50 -> 100 without error.
+  auto encode_error = [&](double x) {
+    std::vector<double> in(3000, 103.0);
+    in[2500] = x;
+    std::vector<std::int8_t> enc(in.size());
+    Status st = chain->Encode(in.data(), in.size(), enc.data());
+    EXPECT_EQ(st.code(), StatusCode::kCastFailed);
+    return st.message();
+  };
+  // 1e300 -> 5e299 after scale_offset: beyond float32.
+  EXPECT_EQ(encode_error(1e300),
+            "element 2500: float64 value 5e+299 is out of the range of float32 and out_of_range "
+            "is not set (intermediate value after scale_offset encode; input element: float64 "
+            "value 1e+300)");
+  // 203 -> 100 -> 100.0f -> 100 -> 200: the last scale_offset overflows int8.
+  std::string message = encode_error(203.0);
+  EXPECT_EQ(message.rfind("element 2500: scale_offset encode of int8 value 100: ", 0), 0u)
+      << message;
+  EXPECT_TRUE(message.ends_with(
+      " (intermediate value after scale_offset encode, cast_value encode, cast_value encode; "
+      "input element: float64 value 203.0)"))
+      << message;
+  // Decode runs the int8 scale_offset first: an odd encoding fails there, reported as is.
+  std::vector<std::int8_t> codes(10, 8);
+  std::vector<double> back(codes.size());
+  codes[7] = 5;
+  message = chain->Decode(codes.data(), codes.size(), back.data()).message();
+  EXPECT_EQ(message.rfind("element 7: scale_offset decode of int8 value 5: ", 0), 0u) << message;
+  EXPECT_EQ(message.find("input element"), std::string::npos) << message;
 }
 
 // zarr-extensions scale_offset README, "Example": float32 with offset 5 and scale 0.1, followed
@@ -361,9 +411,22 @@ void ExpectSame(const Chain& chain, bool encode, const std::vector<unsigned char
   std::size_t out_size = DataTypeSize(encode ? chain.encoded_type() : chain.decoded_type());
   std::vector<unsigned char> fused(n * out_size + 1, 0xAB), unfused(n * out_size + 1, 0xCD);
   Status a = encode ? chain.Encode(in.data(), n, fused.data()) : chain.Decode(in.data(), n, fused.data());
-  Status b = Unfused(chain, encode, in.data(), n, unfused.data());
+  std::size_t failed_step = 0;
+  Status b = Unfused(chain, encode, in.data(), n, unfused.data(), &failed_step);
   ASSERT_EQ(a.code(), b.code()) << what << ": " << a.message() << " | " << b.message();
-  ASSERT_EQ(a.message(), b.message()) << what;
+  std::string want = b.message();
+  if (!b.ok() && failed_step > 0) {
+    // The chain adds the caller's element at the index the failing codec names.
+    DataType in_type = encode ? chain.decoded_type() : chain.encoded_type();
+    std::size_t index = std::stoul(b.message().substr(std::string("element ").size()));
+    std::uint64_t bits = internal::LoadBits(&in[index * DataTypeSize(in_type)], DataTypeSize(in_type));
+    std::string tail = "; input element: " + std::string(DataTypeName(in_type)) + " value " +
+                       internal::DescribeBits(in_type, bits) + ")";
+    ASSERT_EQ(a.message().rfind(want + " (intermediate value after ", 0), 0u) << what << ": " << a.message();
+    ASSERT_TRUE(a.message().ends_with(tail)) << what << ": " << a.message() << " | " << tail;
+  } else {
+    ASSERT_EQ(a.message(), want) << what;
+  }
   if (a.ok()) {
     ASSERT_EQ(0, std::memcmp(fused.data(), unfused.data(), n * out_size)) << what;
   }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -87,28 +88,25 @@ class ReferenceLoop final : public Kernel {
   Direction dir_;
 };
 
-// Sources of 8 or 16 bits: every possible input is enumerated once at bind time through the exact
-// engine (scalar_map and errors included), so the loop is a lookup. Sub-byte sources index with
-// the whole byte; the table repeats their value for every pattern of the ignored upper bits.
+// Every possible input is enumerated once, at bind time, through `fill` (for cast_value the exact
+// engine, scalar_map and errors included), so the loop is a lookup.
 template <typename SrcT, typename DstT>
 class TableKernel final : public Kernel {
   static constexpr std::size_t kEntries = std::size_t{1} << (8 * sizeof(SrcT));
 
  public:
-  explicit TableKernel(const Direction& dir) : table_(kEntries), bad_(kEntries) {
+  explicit TableKernel(const TableFill& fill) : table_(kEntries), bad_(kEntries) {
     for (std::size_t s = 0; s < kEntries; ++s) {
-      CastOutcome r = ConvertScalar(dir, s);
-      table_[s] = static_cast<DstT>(r.bits);
-      bad_[s] = r.error != CastError::kNone;
-      any_bad_ |= bad_[s];
+      std::optional<std::uint64_t> r = fill(s);
+      table_[s] = static_cast<DstT>(r.value_or(0));
+      bad_[s] = !r;
+      any_bad_ |= !r;
     }
   }
   std::size_t Run(const void* in, std::size_t n, void* out) const override {
-    const SrcT* src = static_cast<const SrcT*>(in);
-    DstT* dst = static_cast<DstT*>(out);
     const DstT* table = table_.data();
     if (!any_bad_) {
-      for (std::size_t i = 0; i < n; ++i) dst[i] = table[src[i]];
+      for (std::size_t i = 0; i < n; ++i) StoreElement(out, i, table[LoadElement<SrcT>(in, i)]);
       return n;
     }
     // Errors are found in the same pass: OR the flags per block, locate only on failure.
@@ -117,11 +115,12 @@ class TableKernel final : public Kernel {
       std::size_t end = std::min(n, start + kBlock);
       std::uint8_t acc = 0;
       for (std::size_t i = start; i < end; ++i) {
-        dst[i] = table[src[i]];
-        acc |= bad_[src[i]];
+        SrcT s = LoadElement<SrcT>(in, i);
+        StoreElement(out, i, table[s]);
+        acc |= bad_[s];
       }
       if (acc) {
-        for (std::size_t i = start; i < end; ++i) if (bad_[src[i]]) return i;
+        for (std::size_t i = start; i < end; ++i) if (bad_[LoadElement<SrcT>(in, i)]) return i;
       }
     }
     return n;
@@ -150,16 +149,13 @@ class FastPathKernel final : public Kernel {
   }
   std::size_t Run(const void* in, std::size_t n, void* out) const override {
     DefaultFpEnv env;
-    const SrcT* src = static_cast<const SrcT*>(in);
-    DstT* dst = static_cast<DstT*>(out);
     const bool has_map = !dir_.map.empty();
     for (std::size_t i = 0; i < n; ++i) {
-      SrcT s = src[i];
-      if (has_map && MapCandidate(s)) {
-        if (!Slow(s, &dst[i])) return i;
-        continue;
-      }
-      if (!fast_(s, &dst[i]) && !Slow(s, &dst[i])) return i;
+      SrcT s = LoadElement<SrcT>(in, i);
+      DstT d;
+      bool ok = (has_map && MapCandidate(s)) ? Slow(s, &d) : (fast_(s, &d) || Slow(s, &d));
+      if (!ok) return i;
+      StoreElement(out, i, d);
     }
     return n;
   }
@@ -440,6 +436,26 @@ std::unique_ptr<const Kernel> SelectWide(const Direction& dir) {
 
 }  // namespace
 
+Status RunCodecKernel(const Kernel& kernel, DataType src, const void* in, std::size_t n,
+                      void* out, const std::function<std::string(std::uint64_t)>& describe) {
+  if (n == 0) return Status();
+  if (!in || !out) return Status(StatusCode::kInvalidArgument, "null buffer with n > 0");
+  std::size_t failed = kernel.Run(in, n, out);
+  if (failed == n) return Status();
+  std::size_t size = Info(src).size;
+  std::uint64_t bits = LoadBits(static_cast<const unsigned char*>(in) + failed * size, size);
+  return Status(StatusCode::kCastFailed,
+                "element " + std::to_string(failed) + ": " + describe(bits));
+}
+
+std::unique_ptr<const Kernel> MakeTableKernel(std::size_t src_size, std::size_t dst_size,
+                                              const TableFill& fill) {
+  return WithStorage(dst_size, [&]<typename DstT>() -> std::unique_ptr<const Kernel> {
+    if (src_size == 1) return std::make_unique<TableKernel<std::uint8_t, DstT>>(fill);
+    return std::make_unique<TableKernel<std::uint16_t, DstT>>(fill);
+  });
+}
+
 std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir) {
   return std::make_unique<ReferenceLoop>(dir);
 }
@@ -494,9 +510,12 @@ std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, SimdTarget t
 #endif
   std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size;
   if (ss <= 2) {
-    return WithStorage(ds, [&]<typename DstT>() -> std::unique_ptr<const Kernel> {
-      if (ss == 1) return std::make_unique<TableKernel<std::uint8_t, DstT>>(dir);
-      return std::make_unique<TableKernel<std::uint16_t, DstT>>(dir);
+    // Sources of 8 or 16 bits: the engine's answer for every encoding, scalar_map and errors
+    // included, so the table kernel is exact by construction.
+    return MakeTableKernel(ss, ds, [&dir](std::uint64_t s) -> std::optional<std::uint64_t> {
+      CastOutcome r = ConvertScalar(dir, s);
+      if (r.error != CastError::kNone) return std::nullopt;
+      return r.bits;
     });
   }
   if (auto k = SelectWide(dir)) return k;

@@ -9,7 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -39,6 +44,39 @@ class Kernel {
   virtual std::size_t Run(const void* in, std::size_t n, void* out) const = 0;
   virtual const char* name() const = 0;  // for tests and benchmarks
 };
+
+// A codec's Encode or Decode around its kernel: n == 0 and null buffers first, then the kernel;
+// on failure kCastFailed reading "element N: " + describe(the element's bits), the one place that
+// spells the prefix (chain.cc reads N back from it, as does the Python package).
+Status RunCodecKernel(const Kernel& kernel, DataType src, const void* in, std::size_t n,
+                      void* out, const std::function<std::string(std::uint64_t)>& describe);
+
+// Element i of a buffer of T. The C API and Python hand over buffers of any alignment, where
+// dereferencing a T* would be undefined behaviour; a memcpy of sizeof(T) bytes is defined at any
+// address and compiles to the same single move.
+template <typename T>
+inline T LoadElement(const void* base, std::size_t i) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  T v;
+  std::memcpy(&v, static_cast<const unsigned char*>(base) + i * sizeof(T), sizeof(T));
+  return v;
+}
+template <typename T>
+inline void StoreElement(void* base, std::size_t i, T v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  std::memcpy(static_cast<unsigned char*>(base) + i * sizeof(T), &v, sizeof(T));
+}
+
+// The result of one source encoding in a lookup table: the destination encoding, or nullopt when
+// the element fails (the codec asks its scalar path for the reason, as after any kernel).
+using TableFill = std::function<std::optional<std::uint64_t>(std::uint64_t src_bits)>;
+
+// The kernel for elements stored in 1 or 2 bytes (cast_value sources, scale_offset types): `fill`
+// is evaluated once per storage pattern when the kernel is made, so Run is one lookup per element.
+// Sub-byte types index with the whole byte, so `fill` must ignore the bits above the type's width
+// (the exact paths do: they decode masked encodings).
+std::unique_ptr<const Kernel> MakeTableKernel(std::size_t src_size, std::size_t dst_size,
+                                              const TableFill& fill);
 
 // ---- SIMD targets ----
 //

@@ -24,7 +24,8 @@
 //   IntLanes    8 int32 values per vector (integer sources of up to 32 bits, float8 sources);
 //   F64Lanes    two vectors of 4 doubles -> 8 results of 32 bits (integers, float32);
 //   Lanes64     4 doubles per vector -> int64, uint64, float64; Int64ToF64Lanes;
-//   Table8      any 8-bit -> 8-bit pair, as a table.
+//   Table8      any 8-bit -> 8-bit pair, as a table; Table8Signed when one half of the table
+//               follows from the other and the sign (most float8 -> float8/6/4 pairs).
 // A converter returns the destination bits in 32-bit lanes and the declined lanes as bits; the
 // packing stage turns 4 result vectors into 32 elements of 1, 2 or 4 bytes.
 //

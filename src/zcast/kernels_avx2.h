@@ -491,6 +491,39 @@ struct F32ToBf16 {
   }
 };
 
+// float32 lanes -> float8_e8m0fnu (R6): the result is a power of two whose biased exponent is
+// float32's own (both biases are 127), plus one where the value rounds up: nearest modes from
+// 1.5 * 2^e up (R6 sends the tie up in both), towards-positive for anything above 2^e, never for
+// towards-zero/negative. Only positive normal float32 values whose result stays below 0xFF are
+// converted here; zero, negatives, subnormals (which may round to 2^-127 or below it), Inf, NaN
+// and the lanes that would round past 2^127 are declined to the engine: they are out of range or
+// special under R2/R3/R6, and real data (scale factors) rarely has them.
+template <Rounding R>
+struct F32ToE8m0 {
+  static constexpr bool kDeclinesNonFinite = true;
+  struct Params {};
+  struct Consts {};
+  static constexpr unsigned kRc = 0;
+  static Consts MakeConsts(const Params&) { return {}; }
+  static __m256i Convert(const Consts&, __m256 x, std::uint32_t* declined) {
+    const __m256i bits = AsInt(x);
+    const __m256i e = _mm256_srli_epi32(bits, 23);  // the sign lands in bit 8: negatives > 255
+    const __m256i m = _mm256_and_si256(bits, Set1(0x7FFFFF));
+    __m256i up;  // all ones where the result is 2^(e+1)
+    if constexpr (R == Rounding::kNearestEven || R == Rounding::kNearestAway)
+      up = _mm256_cmpgt_epi32(m, Set1(0x3FFFFF));
+    else if constexpr (R == Rounding::kTowardsPositive)
+      up = _mm256_xor_si256(_mm256_cmpeq_epi32(m, _mm256_setzero_si256()), Set1(0xFFFFFFFFu));
+    else
+      up = _mm256_setzero_si256();
+    const __m256i r = _mm256_sub_epi32(e, up);
+    const __m256i bad = _mm256_or_si256(_mm256_cmpeq_epi32(e, _mm256_setzero_si256()),
+                                        _mm256_cmpgt_epi32(r, Set1(254)));
+    *declined = Bits32(bad);
+    return _mm256_and_si256(r, Set1(0xFF));
+  }
+};
+
 // float32 lanes -> float32: the value as is, NaN canonicalised (R3: quiet NaN, sign kept,
 // payload dropped). Used for float16 and bfloat16 sources (and float32 -> float32).
 struct F32Canonical {
@@ -1391,22 +1424,116 @@ struct Int8Lanes {
 };
 
 // ===================================================================================
-// 8-bit -> 8-bit: the 256-entry table (filled by the reference path at bind time) looked up 32
-// bytes at a time. AVX2 has no 256-byte permute; vpshufb looks up 16 bytes and gives 0 where the
-// index byte has its top bit set. With y = x +sat (0x80 - 16(h+1)) (unsigned saturating), the
-// lanes with x < 16(h+1) get row D_h[x & 15] and the others 0; XOR over h = 0..7 with
-// D_7 = T_7, D_h = T_h ^ T_{h+1} telescopes to T_g[x & 15] for a lane in row g < 8. The upper
-// half is the same on x ^ 0x80. The entries that fail are a 256-bit bitmap looked up with
-// vpshufb too (byte x >> 3, bit x & 7).
+// 8-bit -> 8-bit: the 256-entry table T (filled by the reference path at bind time) looked up 32
+// bytes at a time. AVX2 has no 256-byte permute; vpshufb looks up 16 bytes (per 128-bit lane). A
+// 128-entry half is 8 rows of 16: vpshufb finds x's low nibble in each row and three levels of
+// vpblendvb on bits 4, 5, 6 of x pick the row (8 shuffles, 7 blends; this beat an XOR-telescoped
+// form with saturating-add indexes, 8 shuffles + 7 adds + 7 XORs, by ~10% in cache).
+//
+// Table8Signed looks up one half and derives the other, which halves the work: float8 ->
+// float8/6/4 tables are nearly sign-symmetric, T[y | 0x80] = T[y] ^ K (K the destination's sign
+// bit), and float8 -> unsigned int under clamp has the whole negative half equal (R7: 0). So the
+// negative half is U[y] = (L[y] & keep) ^ K (keep = 0xFF or 0) up to a few fixes (bind time):
+// -0 and the negatives that underflow have no sign in a type without -0 (fnuz, R8), the fnuz NaN
+// 0x80 has none either (R19), and a fnuz source has NaN where -0 would be. A fix keys on L[y] when
+// every lane with that L[y] wants the same U[y] (one fix covers every underflowing negative), on
+// y otherwise. Table8 is the general case: both halves (16 rows), picked by x's sign bit. Directed
+// rounding modes other than towards-zero round the two halves' magnitudes differently: Table8.
+//
+// Failing entries go to the reference, whose output overwrites the table's; so what the table
+// holds for them does not matter, and declining a lane that would not fail is only slower. That
+// lets Table8Signed decline y when either half fails, with a range check when those are one run
+// (typically the source's Inf and NaN encodings), else a 128-bit bitmap; Table8 has a 256-bit one.
 // ===================================================================================
+
+// 8 rows of 16 bytes as stored: each row twice (vpshufb looks up within 128-bit lanes).
+using Rows8 = std::uint8_t[8][32];
+
+inline __m256i Load32(const std::uint8_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// R_g[x & 15] for x in row g = (x >> 4) & 7, for each of kHalves sets of 8 rows (rows[8k + g]).
+// vpshufb looks up the low nibble in every row; a blend tree on bits 4, 5 and 6 of x then picks
+// the row (vpblendvb tests a byte's top bit, where a 16-bit shift left by 3, 2, 1 moves them).
+template <int kHalves>
+inline void LookUpRows(const std::uint8_t (*rows)[32], __m256i x, __m256i r[kHalves]) {
+  const __m256i idx = _mm256_and_si256(x, _mm256_set1_epi8(0x0F));  // vpshufb: top bit clear
+  const __m256i bit6 = _mm256_slli_epi16(x, 1), bit5 = _mm256_slli_epi16(x, 2), bit4 = _mm256_slli_epi16(x, 3);
+  for (int k = 0; k < kHalves; ++k) {
+    const std::uint8_t (*row)[32] = rows + 8 * k;
+    __m256i q[4];
+    for (int j = 0; j < 4; ++j) {
+      q[j] = Blend(_mm256_shuffle_epi8(Load32(row[2 * j]), idx), _mm256_shuffle_epi8(Load32(row[2 * j + 1]), idx), bit4);
+    }
+    r[k] = Blend(Blend(q[0], q[1], bit5), Blend(q[2], q[3], bit5), bit6);
+  }
+}
+
+// The rows of a 128-entry half, each 16 bytes twice.
+inline void FillRows(const std::uint8_t half[128], Rows8& rows) {
+  for (int g = 0; g < 8; ++g) {
+    std::memcpy(rows[g], half + 16 * g, 16);
+    std::memcpy(rows[g] + 16, half + 16 * g, 16);
+  }
+}
+
+// Lanes whose bit (byte idx >> 3, bit idx & 7) is set in the 16-byte `bitmap` (twice), idx < 128.
+inline std::uint32_t BitmapLanes(__m256i bitmap, __m256i idx) {
+  // srli_epi16 drags the next byte's low bits into bits 5..7; the mask drops them.
+  __m256i byte = _mm256_shuffle_epi8(bitmap, _mm256_and_si256(_mm256_srli_epi16(idx, 3), _mm256_set1_epi8(0x0F)));
+  const __m256i bit_table = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0,
+                                             1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+  __m256i bit = _mm256_shuffle_epi8(bit_table, _mm256_and_si256(idx, _mm256_set1_epi8(7)));
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(byte, bit), bit)));
+}
+
+struct Table8Signed {
+  static constexpr std::size_t kSrcSize = 1;
+  static constexpr std::size_t kDstSize = 1;
+  static constexpr unsigned kRc = 0;
+  static constexpr int kMaxFixes = 4;  // each costs 2 instructions per block; more: use Table8
+  enum class Check : std::uint8_t { kNone, kRange, kBitmap };
+  struct Params {
+    alignas(32) Rows8 rows;                         // the half x < 0x80, L
+    alignas(32) std::uint8_t keep[32], flip[32];    // U = (L & keep) ^ flip, broadcast
+    alignas(32) std::uint8_t fix_key[kMaxFixes][32], fix_value[kMaxFixes][32];
+    alignas(32) std::uint8_t bad[32];               // kBitmap: y that fail in either half, twice
+    int n_fix_l, n_fix;                             // fixes 0..n_fix_l-1 key on L[y], the rest on y
+    Check check;
+    std::int8_t bad_after, bad_upto;                // kRange: y fails iff bad_after < y <= bad_upto
+  };
+  struct Consts {
+    const Params* p;
+  };
+  static Consts MakeConsts(const Params& p) { return {&p}; }
+  static std::uint32_t Block(const Consts& c, const unsigned char* in, unsigned char* out) {
+    const Params& p = *c.p;
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
+    __m256i y = _mm256_and_si256(x, _mm256_set1_epi8(0x7F));
+    __m256i l;
+    LookUpRows<1>(p.rows, x, &l);
+    __m256i u = _mm256_xor_si256(_mm256_and_si256(l, Load32(p.keep)), Load32(p.flip));
+    for (int k = 0; k < p.n_fix_l; ++k) u = Blend(u, Load32(p.fix_value[k]), _mm256_cmpeq_epi8(l, Load32(p.fix_key[k])));
+    for (int k = p.n_fix_l; k < p.n_fix; ++k) u = Blend(u, Load32(p.fix_value[k]), _mm256_cmpeq_epi8(y, Load32(p.fix_key[k])));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), Blend(l, u, x));  // vpblendvb: x's sign bit
+    switch (p.check) {
+      case Check::kNone: return 0;
+      case Check::kRange: {  // y <= 0x7F: signed compares
+        __m256i above_first = _mm256_cmpgt_epi8(y, _mm256_set1_epi8(p.bad_after));
+        __m256i above_last = _mm256_cmpgt_epi8(y, _mm256_set1_epi8(p.bad_upto));
+        return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_andnot_si256(above_last, above_first)));
+      }
+      default: return BitmapLanes(Load32(p.bad), y);
+    }
+  }
+};
 
 struct Table8 {
   static constexpr std::size_t kSrcSize = 1;
   static constexpr std::size_t kDstSize = 1;
   static constexpr unsigned kRc = 0;
   struct Params {
-    alignas(32) std::uint8_t rows[16][32];  // D_h, each 16-byte row twice (vpshufb is per 128 bits)
-    alignas(32) std::uint8_t bad_lo[32], bad_hi[32];  // bitmap bytes 0-15 and 16-31, twice
+    alignas(32) Rows8 rows[2];                         // the halves x < 0x80 and x >= 0x80
+    alignas(32) std::uint8_t bad_lo[32], bad_hi[32];  // the failing x of each half, bitmaps, twice
     bool any_bad;
   };
   struct Consts {
@@ -1415,52 +1542,116 @@ struct Table8 {
   static Consts MakeConsts(const Params& p) { return {&p}; }
   static std::uint32_t Block(const Consts& c, const unsigned char* in, unsigned char* out) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
-    __m256i xh = _mm256_xor_si256(x, _mm256_set1_epi8(static_cast<char>(0x80)));
-    const auto row = [&](int h) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(c.p->rows[h])); };
-    __m256i r0 = _mm256_shuffle_epi8(row(7), x);
-    __m256i r1 = _mm256_shuffle_epi8(row(15), xh);
-#pragma GCC unroll 7
-    for (int h = 0; h < 7; ++h) {
-      __m256i add = _mm256_set1_epi8(static_cast<char>(0x80 - 16 * (h + 1)));
-      r0 = _mm256_xor_si256(r0, _mm256_shuffle_epi8(row(h), _mm256_adds_epu8(x, add)));
-      r1 = _mm256_xor_si256(r1, _mm256_shuffle_epi8(row(8 + h), _mm256_adds_epu8(xh, add)));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_xor_si256(r0, r1));
+    __m256i y = _mm256_and_si256(x, _mm256_set1_epi8(0x7F));
+    __m256i r[2];
+    LookUpRows<2>(c.p->rows[0], x, r);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), Blend(r[0], r[1], x));
     if (!c.p->any_bad) return 0;
-    __m256i byte_idx = _mm256_and_si256(_mm256_srli_epi16(x, 3), _mm256_set1_epi8(0x1F));
-    __m256i blo = _mm256_shuffle_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(c.p->bad_lo)), byte_idx);
-    __m256i bhi = _mm256_shuffle_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(c.p->bad_hi)), byte_idx);
-    __m256i byte = Blend(blo, bhi, _mm256_cmpgt_epi8(byte_idx, _mm256_set1_epi8(15)));
-    const __m256i bit_table = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0,
-                                               1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m256i bit = _mm256_shuffle_epi8(bit_table, _mm256_and_si256(x, _mm256_set1_epi8(7)));
-    __m256i clear = _mm256_cmpeq_epi8(_mm256_and_si256(byte, bit), _mm256_setzero_si256());
-    return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(clear));
+    std::uint32_t neg = static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
+    return (BitmapLanes(Load32(c.p->bad_lo), y) & ~neg) | (BitmapLanes(Load32(c.p->bad_hi), y) & neg);
   }
 };
 
+// The Table8Signed parameters for `table`, or false when the halves differ in more than a few
+// places. `fails`: the entries that fail.
+inline bool PlanTable8Signed(const std::uint8_t table[256], const bool fails[256], Table8Signed::Params& p) {
+  using P = Table8Signed;
+  bool bad[128];
+  int lone_failures = 0;  // y that fail in one half only: declined in both, so keep them rare
+  for (int y = 0; y < 128; ++y) {
+    bad[y] = fails[y] || fails[y | 0x80];
+    lone_failures += fails[y] != fails[y | 0x80];
+  }
+  if (lone_failures > 2) return false;
+  const std::uint8_t* lo = table;
+  const std::uint8_t* up = table + 128;
+  // The fixes for one choice of keep (n > kMaxFixes: too many). Value fixes (on L) are blended
+  // first, so the fixes on y, blended after them, override them.
+  struct Choice {
+    std::uint8_t keep, flip;
+    int n = 0, n_l = 0;
+    std::uint8_t key[128], value[128];
+  };
+  auto choose = [&](std::uint8_t keep) {
+    Choice ch{};
+    ch.keep = keep;
+    int count[256] = {};
+    for (int y = 0; y < 128; ++y) {
+      if (!bad[y]) ++count[(lo[y] & keep) ^ up[y]];
+    }
+    ch.flip = static_cast<std::uint8_t>(std::max_element(count, count + 256) - count);
+    std::uint8_t y_key[128], y_value[128];
+    int n_y = 0;
+    for (int v = 0; v < 256; ++v) {
+      // The good lanes with L = v: U is (v & keep) ^ flip, or the most common U among them (one
+      // value fix) where that needs fewer fixes on y; the rest get a fix on y each.
+      int want[256] = {};
+      for (int y = 0; y < 128; ++y) {
+        if (!bad[y] && lo[y] == v) ++want[up[y]];
+      }
+      const int plain = (v & keep) ^ ch.flip;
+      const int common = static_cast<int>(std::max_element(want, want + 256) - want);
+      const int u = want[common] > want[plain] ? common : plain;
+      if (u != plain) ch.key[ch.n] = static_cast<std::uint8_t>(v), ch.value[ch.n++] = static_cast<std::uint8_t>(u);
+      for (int y = 0; y < 128; ++y) {
+        if (!bad[y] && lo[y] == v && up[y] != u) y_key[n_y] = static_cast<std::uint8_t>(y), y_value[n_y++] = up[y];
+      }
+    }
+    ch.n_l = ch.n;
+    for (int k = 0; k < n_y; ++k) ch.key[ch.n] = y_key[k], ch.value[ch.n++] = y_value[k];
+    return ch;
+  };
+  Choice sym = choose(0xFF), flat = choose(0x00);
+  const Choice& ch = flat.n < sym.n ? flat : sym;
+  if (ch.n > P::kMaxFixes) return false;
+  p.n_fix_l = ch.n_l;
+  p.n_fix = ch.n;
+  for (int k = 0; k < ch.n; ++k) {
+    std::memset(p.fix_key[k], ch.key[k], 32);
+    std::memset(p.fix_value[k], ch.value[k], 32);
+  }
+  std::memset(p.keep, ch.keep, 32);
+  std::memset(p.flip, ch.flip, 32);
+  FillRows(lo, p.rows);
+  // The failing y: none, one run of them (typically the source's NaN and Inf encodings), or any.
+  const bool* const begin = bad;
+  const bool* const stop = bad + 128;
+  const bool* first = std::find(begin, stop, true);
+  const bool* end = std::find(first, stop, false);
+  p.check = first == stop                      ? P::Check::kNone
+            : std::find(end, stop, true) == stop ? P::Check::kRange
+                                                 : P::Check::kBitmap;
+  p.bad_after = static_cast<std::int8_t>(first - begin - 1);
+  p.bad_upto = static_cast<std::int8_t>(end - begin - 1);
+  for (int y = 0; y < 128; ++y) {
+    if (bad[y]) p.bad[y >> 3] |= static_cast<std::uint8_t>(1u << (y & 7));
+  }
+  std::memcpy(p.bad + 16, p.bad, 16);
+  return true;
+}
+
 inline std::unique_ptr<const Kernel> MakeTable8(const Direction& dir) {
   std::uint8_t table[256];
-  std::uint8_t bitmap[32] = {};
-  Table8::Params p{};
+  bool fails[256];
   for (unsigned s = 0; s < 256; ++s) {
     CastOutcome r = ConvertScalar(dir, s);
     table[s] = static_cast<std::uint8_t>(r.bits);
-    if (r.error != CastError::kNone) {
-      bitmap[s >> 3] |= static_cast<std::uint8_t>(1u << (s & 7));
-      p.any_bad = true;
-    }
+    fails[s] = r.error != CastError::kNone;
   }
-  for (int h = 0; h < 16; ++h) {
-    for (int l = 0; l < 16; ++l) {
-      std::uint8_t d = table[16 * h + l];
-      if (h != 7 && h != 15) d ^= table[16 * (h + 1) + l];
-      p.rows[h][l] = p.rows[h][16 + l] = d;
-    }
+  if (Table8Signed::Params sp{}; PlanTable8Signed(table, fails, sp)) {
+    return Make<Table8Signed>(dir, sp, "avx2-table8-signed");
   }
-  for (int i = 0; i < 16; ++i) {
-    p.bad_lo[i] = p.bad_lo[16 + i] = bitmap[i];
-    p.bad_hi[i] = p.bad_hi[16 + i] = bitmap[16 + i];
+  Table8::Params p{};
+  for (int half = 0; half < 2; ++half) {
+    FillRows(table + 128 * half, p.rows[half]);
+    std::uint8_t* bitmap = half ? p.bad_hi : p.bad_lo;
+    for (int y = 0; y < 128; ++y) {
+      if (fails[128 * half + y]) {
+        bitmap[y >> 3] |= static_cast<std::uint8_t>(1u << (y & 7));
+        p.any_bad = true;
+      }
+    }
+    std::memcpy(bitmap + 16, bitmap, 16);
   }
   return Make<Table8>(dir, p, "avx2-table8");
 }
@@ -1602,7 +1793,11 @@ std::unique_ptr<const Kernel> ToSmallFloats(const Direction& dir, KeyRep rep = K
         return MakeWithMap<Fam>(dir, {}, "avx2-to-bfloat16", rep);
       }
       if constexpr (!kNarrow) return nullptr;
-      if (d.size == 1 && d.special != Special::E8m0) {
+      if (d.special == Special::E8m0) {
+        using Fam = FloatLanes<Loader, F32ToE8m0<R>, 1>;
+        return MakeWithMap<Fam>(dir, {}, "avx2-to-e8m0", rep);
+      }
+      if (d.size == 1) {
         // float8, float6, float4: fewer significand bits than every float-lane source.
         if (d.special == Special::Fnuz) {
           using Fam = FloatLanes<Loader, F32ToNarrow<R, O, true>, 1>;

@@ -14,6 +14,9 @@ std::unique_ptr<const Kernel> FromFloat64Extra(const Direction& dir) {
   if (dir.dst == DataType::float64 || (d.is_int() && d.bits == 64)) return To64<LoadD64>(dir);
   if (d.is_int() || dir.dst == DataType::float32 || !dir.map.empty()) return nullptr;
   if (dir.dst == DataType::bfloat16) return ToSmallFloats<LoadF64Odd<true>, false, true, false>(dir);
+  // e8m0 must see values of 2^128 and above as Inf (declined): as float32 max they would round
+  // down to 2^127 in the directed modes, where R6 has them out of range.
+  if (dir.dst == DataType::float8_e8m0fnu) return ToSmallFloats<LoadF64Odd<true>, false, false, true>(dir);
   return ToSmallFloats<LoadF64Odd<false>, true, false, true>(dir);
 }
 

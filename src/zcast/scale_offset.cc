@@ -276,53 +276,6 @@ class ReferenceLoop final : public Kernel {
   bool encode_;
 };
 
-// Types of <= 16 bits: the function of x is tabulated at bind time by the reference path, errors
-// included. Sub-byte types index with the whole byte (upper bits ignored on read, 0 on write).
-template <typename T>
-class TableKernel final : public Kernel {
-  static constexpr std::size_t kEntries = std::size_t{1} << (8 * sizeof(T));
-
- public:
-  TableKernel(const ScaleOffsetParams& p, bool encode) : table_(kEntries), bad_(kEntries) {
-    for (std::size_t s = 0; s < kEntries; ++s) {
-      ArithOutcome r = ScaleOffsetScalar(p, encode, s);
-      table_[s] = static_cast<T>(r.bits);
-      bad_[s] = r.error != ArithError::kNone;
-      any_bad_ |= bad_[s] != 0;
-    }
-  }
-  std::size_t Run(const void* in, std::size_t n, void* out) const override {
-    const T* src = static_cast<const T*>(in);
-    T* dst = static_cast<T*>(out);
-    const T* table = table_.data();
-    if (!any_bad_) {
-      for (std::size_t i = 0; i < n; ++i) dst[i] = table[src[i]];
-      return n;
-    }
-    constexpr std::size_t kBlock = 512;
-    for (std::size_t start = 0; start < n; start += kBlock) {
-      std::size_t end = std::min(n, start + kBlock);
-      std::uint8_t acc = 0;
-      for (std::size_t i = start; i < end; ++i) {
-        dst[i] = table[src[i]];
-        acc |= bad_[src[i]];
-      }
-      if (acc) {
-        for (std::size_t i = start; i < end; ++i) {
-          if (bad_[src[i]]) return i;
-        }
-      }
-    }
-    return n;
-  }
-  const char* name() const override { return "table"; }
-
- private:
-  std::vector<T> table_;
-  std::vector<std::uint8_t> bad_;
-  bool any_bad_ = false;
-};
-
 // Shared block structure of the wide kernels: a branch-free pass over a block ORs a "maybe bad"
 // flag; a flagged block is redone by the reference loop, which writes the exact results and
 // finds the first failing element (and would correct a fast path that was wrong).
@@ -378,18 +331,16 @@ class HardwareFloatKernel final : public BlockKernel<HardwareFloatKernel<F, kEnc
     return std::fegetround() == FE_TONEAREST && tiny * one != F(0);
   }
   bool RunBlock(const void* in, std::size_t n, void* out) const {
-    const U* src = static_cast<const U*>(in);
-    U* dst = static_cast<U*>(out);
     const F o = offset_, s = scale_;
     U bad = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      U xb = src[i];
+      U xb = LoadElement<U>(in, i);
       F x = std::bit_cast<F>(xb);
       F y = kEncode ? (x - o) * s : x / s + o;
       U yb = std::bit_cast<U>(y);
       U xa = xb & kAbs;
       bad |= static_cast<U>(((yb & kAbs) == kInf) & (xa < kInf));
-      dst[i] = xa > kInf ? xb : yb;
+      StoreElement(out, i, xa > kInf ? xb : yb);
     }
     return bad != 0;
   }
@@ -416,12 +367,10 @@ class CheckedIntKernel final : public BlockKernel<CheckedIntKernel<T, kEncode, k
   DataType type() const { return type_; }
   bool EnvironmentOk() const { return true; }
   bool RunBlock(const void* in, std::size_t n, void* out) const {
-    const T* src = static_cast<const T*>(in);
-    T* dst = static_cast<T*>(out);
     const T o = offset_, s = scale_;
     bool bad = false;
     for (std::size_t i = 0; i < n; ++i) {
-      T x = src[i], y;
+      T x = LoadElement<T>(in, i), y;
       bool f;
       if constexpr (kEncode) {
         T a;
@@ -437,7 +386,7 @@ class CheckedIntKernel final : public BlockKernel<CheckedIntKernel<T, kEncode, k
         f |= __builtin_add_overflow(q, o, &y);
       }
       bad |= f;
-      dst[i] = y;
+      StoreElement(out, i, y);
     }
     return bad;
   }
@@ -534,10 +483,14 @@ std::unique_ptr<const Kernel> ReferenceScaleOffsetKernel(const ScaleOffsetParams
 }
 
 std::unique_ptr<const Kernel> SelectScaleOffsetKernel(const ScaleOffsetParams& p, bool encode) {
-  switch (Info(p.type).size) {
-    case 1: return std::make_unique<TableKernel<std::uint8_t>>(p, encode);
-    case 2: return std::make_unique<TableKernel<std::uint16_t>>(p, encode);
-    default: break;
+  if (std::size_t size = Info(p.type).size; size <= 2) {
+    // Types of <= 16 bits: the reference path tabulated for every encoding, errors included.
+    auto fill = [&p, encode](std::uint64_t x) -> std::optional<std::uint64_t> {
+      ArithOutcome r = ScaleOffsetScalar(p, encode, x);
+      if (r.error != ArithError::kNone) return std::nullopt;
+      return r.bits;
+    };
+    return MakeTableKernel(size, size, fill);
   }
   switch (p.type) {
 #if FLT_EVAL_METHOD == 0
@@ -593,17 +546,10 @@ Result<std::uint64_t> ParseParameter(const std::string& text, DataType type, boo
 
 Status Run(const internal::ScaleOffsetParams& p, bool encode, const internal::Kernel& kernel,
            const void* in, std::size_t n, void* out) {
-  if (n == 0) return Status();
-  if (!in || !out) return Status(StatusCode::kInvalidArgument, "null buffer with n > 0");
-  std::size_t failed = kernel.Run(in, n, out);
-  if (failed == n) return Status();
-  std::size_t size = internal::Info(p.type).size;
-  std::uint64_t bits =
-      internal::LoadBits(static_cast<const unsigned char*>(in) + failed * size, size);
-  return Status(StatusCode::kCastFailed,
-                "element " + std::to_string(failed) + ": scale_offset " +
-                    (encode ? "encode" : "decode") + " of " +
-                    internal::DescribeScaleOffsetFailure(p, encode, bits));
+  return internal::RunCodecKernel(kernel, p.type, in, n, out, [&p, encode](std::uint64_t bits) {
+    return std::string("scale_offset ") + (encode ? "encode" : "decode") + " of " +
+           internal::DescribeScaleOffsetFailure(p, encode, bits);
+  });
 }
 
 }  // namespace
