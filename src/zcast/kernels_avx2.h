@@ -1090,6 +1090,29 @@ struct LoadI64D {  // exact below 2^53 in magnitude, declined above
   }
 };
 
+// int64/uint64 -> double for a float32 result, nothing declined: exact up to 2^53 in magnitude;
+// above, the magnitude's bits below bit 11 are folded into bit 11 (set if any was), a rounding to
+// odd that keeps at least 42 bits. Rounding that once more to float32's 24 bits gives the same
+// result as rounding the exact integer, in every mode (a grid point or midpoint of the 24-bit grid
+// is never produced by rounding to odd on a grid 2 or more bits finer, unless exact). The lanes are
+// then not the source values, so this loader is only used without a scalar_map.
+template <bool kSigned>
+struct LoadI64DOdd {
+  static constexpr std::size_t kSize = 8;
+  static __m256d Load(const unsigned char* p, __m256i* bad) {
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    __m256i sign = kSigned ? _mm256_cmpgt_epi64(zero, v) : zero;
+    __m256i mag = _mm256_sub_epi64(_mm256_xor_si256(v, sign), sign);  // 2^63 for INT64_MIN: fine unsigned
+    __m256i sticky = _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(mag, Set1x64(0x7FF)), zero),
+                                         Set1x64(0x800));
+    __m256i folded = _mm256_or_si256(_mm256_andnot_si256(Set1x64(0x7FF), mag), sticky);
+    mag = Blend(mag, folded, Int64Wide<false>(mag));
+    *bad = zero;
+    return _mm256_or_pd(Int64ToF64<false>(mag), _mm256_castsi256_pd(_mm256_and_si256(sign, Set1x64(1ull << 63))));
+  }
+};
+
 // float64 -> integer of <= 32 bits (not uint32): as F32ToInt, with vcvtpd2dq; every bound and
 // max value is exact in double, so clamp is min/max.
 struct IntParams64 {

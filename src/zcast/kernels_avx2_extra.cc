@@ -76,6 +76,10 @@ std::unique_ptr<const Kernel> FromInt64(const Direction& dir) {
   if (dir.dst == DataType::float32) {
     return WithRounding(dir.rounding, [&]<Rounding R>() {
       return WithFloatOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
+        if (dir.map.empty()) {
+          using Fam = F64Lanes<LoadI64DOdd<kSigned>, F64ToF32<R, O>, 4>;
+          return Make<Fam>(dir, {}, "avx2-int64-to-float32");
+        }
         using Fam = F64Lanes<LoadI64D<kSigned>, F64ToF32<R, O>, 4>;
         return MakeWithMap<Fam>(dir, {}, "avx2-int64-to-float32", KeyRep::kFloat64Bits);
       });
