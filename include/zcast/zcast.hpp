@@ -297,7 +297,9 @@ class ZCAST_API Chain {
 
   // Encodes n elements of decoded_type() at `in` into encoded_type() at `out` (contiguous,
   // native-endian, not overlapping). Errors as the codecs report them (kCastFailed, first failing
-  // element of the first failing codec); `out` is then unspecified.
+  // element of the first failing codec); when a later codec fails, the message adds the caller's
+  // input element (type and value) and labels the value it quotes as intermediate. `out` is then
+  // unspecified.
   Status Encode(const void* in, std::size_t n, void* out) const;
   Status Decode(const void* in, std::size_t n, void* out) const;
 
