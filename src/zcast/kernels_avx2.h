@@ -87,6 +87,16 @@ struct VectorMap {
   bool nan_key[kMaxVectorKeys] = {};
 };
 
+// The map over one vector of 64-bit key lanes (`nan` marks NaN lanes: zero for integer keys),
+// 64-bit results. Keys are applied last to first so that the first matching key wins (R10).
+inline void MapLanes64(const VectorMap& map, __m256i keys, __m256i nan, __m256i* v, std::uint32_t* declined) {
+  for (int k = map.n - 1; k >= 0; --k) {
+    __m256i m = map.nan_key[k] ? nan : _mm256_cmpeq_epi64(keys, Set1x64(map.key[k]));
+    *v = Blend(*v, Set1x64(map.value[k]), m);
+    *declined &= ~Bits64(m);
+  }
+}
+
 // The map over 4 vectors of 32-bit key lanes (`nan` marks NaN lanes), 32-bit results.
 inline __attribute__((noinline)) std::uint32_t MapBlock32(const VectorMap& map, const __m256i keys[4],
                                                    const __m256i nan[4], __m256i r[4],
@@ -1277,11 +1287,7 @@ struct Lanes64 {
       if (c.map_n) [[unlikely]] {
         __m256i key_lanes = kSrcSize == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * j))
                                           : _mm256_castpd_si256(x);
-        for (int k = c.map->n - 1; k >= 0; --k) {
-          __m256i m = c.map->nan_key[k] ? IsNaN64(x) : _mm256_cmpeq_epi64(key_lanes, Set1x64(c.map->key[k]));
-          v = Blend(v, Set1x64(c.map->value[k]), m);
-          d &= ~Bits64(m);
-        }
+        MapLanes64(*c.map, key_lanes, IsNaN64(x), &v, &d);
       }
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * j), v);
       declined |= d << (4 * j);
@@ -1372,13 +1378,7 @@ struct Int64ToF64Lanes {
       __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * j));
       __m256i r = _mm256_castpd_si256(Int64ToF64<kSigned>(v));
       std::uint32_t d = R == Rounding::kNearestAway ? Bits64(Int64Wide<kSigned>(v)) : 0;
-      if (c.map_n) [[unlikely]] {
-        for (int k = c.map->n - 1; k >= 0; --k) {
-          __m256i m = _mm256_cmpeq_epi64(v, Set1x64(c.map->key[k]));
-          r = Blend(r, Set1x64(c.map->value[k]), m);
-          d &= ~Bits64(m);
-        }
-      }
+      if (c.map_n) [[unlikely]] MapLanes64(*c.map, v, _mm256_setzero_si256(), &r, &d);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * j), r);
       declined |= d << (4 * j);
     }
