@@ -1012,10 +1012,16 @@ inline __m256d RoundF64(__m256d x) {  // as RoundF32
   else if constexpr (R == Rounding::kTowardsPositive) return _mm256_round_pd(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
   else if constexpr (R == Rounding::kTowardsNegative) return _mm256_round_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   else {
-    __m256d t = _mm256_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __m256d ge = _mm256_cmp_pd(AbsF64(_mm256_sub_pd(x, t)), _mm256_set1_pd(0.5), _CMP_GE_OQ);
-    __m256d one = _mm256_or_pd(_mm256_and_pd(x, _mm256_set1_pd(-0.0)), _mm256_set1_pd(1.0));
-    return _mm256_add_pd(t, _mm256_and_pd(ge, one));
+    // Nearest-away is trunc(x + sign(x) * pred(0.5)), the sum rounded to nearest-even (MXCSR's
+    // mode 0, which every caller of this mode runs in). With 0.5 itself, x = pred(0.5) would sum
+    // to 1. With pred(0.5) = 0.5 - 2^-54: a fraction >= 0.5 sums to >= 1 - 2^-54, which rounds to
+    // the next integer (the spacing below it is >= 2^-53, and at 0.5 the tie goes to even 1.0);
+    // a fraction < 0.5 leaves a gap to the next integer of more than half the spacing there; and
+    // |x| >= 2^52 is integral with an ulp >= 1, so the sum rounds back to x. Three operations
+    // (vblendvpd picks by x's sign bit) instead of eight.
+    static_assert(0.5 - 0x1p-54 == 0x1.fffffffffffffp-2);
+    __m256d h = _mm256_blendv_pd(_mm256_set1_pd(0x1.fffffffffffffp-2), _mm256_set1_pd(-0x1.fffffffffffffp-2), x);
+    return _mm256_round_pd(_mm256_add_pd(x, h), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
 }
 
@@ -1160,38 +1166,39 @@ struct F64ToInt {
 };
 
 // float64 -> float32, any mode: vcvtpd2ps rounds once, correctly, in MXCSR's mode, which the run
-// sets (kRc). Nearest-away has no hardware mode: towards zero of x + sign(x) * half an ulp of
-// float32 at x (2^(E - 24), at least 2^-150) is nearest-away, and the double addition, also
-// towards zero, cannot change that (the float32 grid is part of the double grid, so truncating
-// twice is truncating once). R1: a rounded value beyond max is +-Inf in the hardware's nearest
-// and outward directed cases (clamp's answer); the directed modes give +-max instead for some
-// values beyond max, so a +-max result is declined (rare) and the engine decides.
+// sets (kRc). Nearest-away has no hardware mode; it is nearest-even of x with its lowest bit set
+// (StickyAway). R1: a rounded value beyond max is +-Inf in the hardware's nearest and outward
+// directed cases (clamp's answer); the directed modes give +-max instead for some values beyond
+// max, so a +-max result is declined there (rare) and the engine decides.
 template <Rounding R, OutOfRange O>
 struct F64ToF32 {
   struct Params {};
   struct Consts {};
-  static constexpr unsigned kRc = R == Rounding::kNearestEven       ? 0
-                                  : R == Rounding::kTowardsNegative ? 1
-                                  : R == Rounding::kTowardsPositive ? 2
-                                                                    : 3;
+  static constexpr unsigned kRc = RcOf(R);
   static Consts MakeConsts(const Params&) { return {}; }
-  static __m256d AddHalfUlp(__m256d x) {
-    __m256i e = _mm256_and_si256(_mm256_castpd_si256(x), Set1x64(0x7FF0000000000000ull));
-    __m256d h = _mm256_castsi256_pd(_mm256_sub_epi64(e, Set1x64(24ull << 52)));
-    h = _mm256_max_pd(h, _mm256_set1_pd(0x1p-150));
-    return _mm256_add_pd(x, _mm256_or_pd(h, _mm256_and_pd(x, _mm256_set1_pd(-0.0))));
+  // Nearest-away as nearest-even: set the lowest bit of x. A float32 midpoint m (a multiple of
+  // 2^-150, and of 2^(E-24) at exponent E) has its 28 lowest bits clear as a double, so the
+  // double below it, pred(m), has its lowest bit set: x | 1 is x or succ(x), never lands on a
+  // midpoint it was below and never crosses one, and lifts an exact midpoint just above it, where
+  // nearest-even rounds away. +-Inf would become a NaN, so it is first clamped to +-DBL_MAX,
+  // which still rounds to +-Inf; max_pd/min_pd return their second operand, x, for a NaN.
+  static __m256d StickyAway(__m256d x) {
+    __m256d big = _mm256_set1_pd(0x1.fffffffffffffp+1023);
+    x = _mm256_min_pd(big, _mm256_max_pd(_mm256_set1_pd(-0x1.fffffffffffffp+1023), x));
+    return _mm256_or_pd(x, _mm256_castsi256_pd(Set1x64(1)));
   }
   static __m256i ConvertPair(const Consts&, __m256d xa, __m256d xb, std::uint32_t* declined) {
     if constexpr (R == Rounding::kNearestAway) {
-      xa = AddHalfUlp(xa);
-      xb = AddHalfUlp(xb);
+      xa = StickyAway(xa);
+      xb = StickyAway(xb);
     }
     __m256i y = AsInt(_mm256_set_m128(_mm256_cvtpd_ps(xb), _mm256_cvtpd_ps(xa)));
     __m256i a = _mm256_and_si256(y, Set1(0x7FFFFFFFu));
     __m256i res = Blend(y, _mm256_or_si256(_mm256_and_si256(y, Set1(0x80000000u)), Set1(0x7FC00000u)), IsNaN(a));
     __m256i inf = _mm256_cmpeq_epi32(a, Set1(0x7F800000u));
     __m256i undecided = _mm256_setzero_si256();
-    if constexpr (R != Rounding::kNearestEven) undecided = _mm256_cmpeq_epi32(a, Set1(0x7F7FFFFFu));
+    if constexpr (R != Rounding::kNearestEven && R != Rounding::kNearestAway)
+      undecided = _mm256_cmpeq_epi32(a, Set1(0x7F7FFFFFu));
     if constexpr (O == OutOfRange::kClamp) *declined = Bits32(undecided);
     else *declined = Bits32(_mm256_or_si256(inf, undecided));  // Inf inputs go along (rare)
     return res;
