@@ -1551,31 +1551,42 @@ struct Table8Signed {
     Check check;
     std::int8_t bad_after, bad_upto;                // kRange: y fails iff bad_after < y <= bad_upto
   };
+  // The settings by value: read through p, each would be loaded again every block (the output
+  // store may alias p as far as the compiler knows); by value they stay in registers.
   struct Consts {
     const Params* p;
+    int n_fix_l, n_fix;
+    bool zero_keep, keep_all;
+    Check check;
+    std::int8_t bad_after, bad_upto;
   };
-  static Consts MakeConsts(const Params& p) { return {&p}; }
+  static Consts MakeConsts(const Params& p) {
+    return {&p, p.n_fix_l, p.n_fix, p.zero_keep, p.keep[0] == 0xFF, p.check, p.bad_after, p.bad_upto};
+  }
   static std::uint32_t Block(const Consts& c, const unsigned char* in, unsigned char* out) {
     const Params& p = *c.p;
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
-    __m256i y = _mm256_and_si256(x, _mm256_set1_epi8(0x7F));
     __m256i l;
     LookUpRows<1>(p.rows, x, &l);
-    __m256i kept = _mm256_and_si256(l, Load32(p.keep)), flip = Load32(p.flip);
-    if (p.zero_keep) flip = _mm256_andnot_si256(_mm256_cmpeq_epi8(_mm256_andnot_si256(flip, kept), _mm256_setzero_si256()), flip);
+    __m256i kept = c.keep_all ? l : _mm256_setzero_si256(), flip = Load32(p.flip);
+    if (c.zero_keep) flip = _mm256_andnot_si256(_mm256_cmpeq_epi8(_mm256_andnot_si256(flip, kept), _mm256_setzero_si256()), flip);
     __m256i u = _mm256_xor_si256(kept, flip);
-    for (int k = 0; k < p.n_fix_l; ++k) u = Blend(u, Load32(p.fix_value[k]), _mm256_cmpeq_epi8(l, Load32(p.fix_key[k])));
-    for (int k = p.n_fix_l; k < p.n_fix; ++k) u = Blend(u, Load32(p.fix_value[k]), _mm256_cmpeq_epi8(y, Load32(p.fix_key[k])));
+    if (c.n_fix) u = Fix(p, c, x, l, u);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), BlendTop(l, u, x));  // x's sign bit
-    switch (p.check) {
-      case Check::kNone: return 0;
-      case Check::kRange: {  // y <= 0x7F: signed compares
-        __m256i above_first = _mm256_cmpgt_epi8(y, _mm256_set1_epi8(p.bad_after));
-        __m256i above_last = _mm256_cmpgt_epi8(y, _mm256_set1_epi8(p.bad_upto));
-        return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_andnot_si256(above_last, above_first)));
-      }
-      default: return BitmapLanes(Load32(p.bad), y);
+    if (c.check == Check::kNone) return 0;
+    __m256i y = _mm256_and_si256(x, _mm256_set1_epi8(0x7F));
+    if (c.check == Check::kRange) {  // y <= 0x7F: signed compares
+      __m256i above_first = _mm256_cmpgt_epi8(y, _mm256_set1_epi8(c.bad_after));
+      __m256i above_last = _mm256_cmpgt_epi8(y, _mm256_set1_epi8(c.bad_upto));
+      return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_andnot_si256(above_last, above_first)));
     }
+    return BitmapLanes(Load32(p.bad), y);
+  }
+  __attribute__((always_inline)) static __m256i Fix(const Params& p, const Consts& c, __m256i x, __m256i l, __m256i u) {
+    __m256i y = _mm256_and_si256(x, _mm256_set1_epi8(0x7F));
+    for (int k = 0; k < c.n_fix_l; ++k) u = Blend(u, Load32(p.fix_value[k]), _mm256_cmpeq_epi8(l, Load32(p.fix_key[k])));
+    for (int k = c.n_fix_l; k < c.n_fix; ++k) u = Blend(u, Load32(p.fix_value[k]), _mm256_cmpeq_epi8(y, Load32(p.fix_key[k])));
+    return u;
   }
 };
 
