@@ -1543,7 +1543,8 @@ struct Table8Signed {
   enum class Check : std::uint8_t { kNone, kRange, kBitmap };
   struct Params {
     alignas(32) Rows8 rows;                         // the half x < 0x80, L
-    alignas(32) std::uint8_t keep[32], flip[32];    // U = (L & keep) ^ flip, broadcast
+    alignas(32) std::uint8_t flip[32];              // U = (L & keep) ^ flip, broadcast
+    bool keep_all;                                  // keep = 0xFF (else 0)
     alignas(32) std::uint8_t fix_key[kMaxFixes][32], fix_value[kMaxFixes][32];
     alignas(32) std::uint8_t bad[32];               // kBitmap: y that fail in either half, twice
     int n_fix_l, n_fix;                             // fixes 0..n_fix_l-1 key on L[y], the rest on y
@@ -1561,7 +1562,7 @@ struct Table8Signed {
     std::int8_t bad_after, bad_upto;
   };
   static Consts MakeConsts(const Params& p) {
-    return {&p, p.n_fix_l, p.n_fix, p.zero_keep, p.keep[0] == 0xFF, p.check, p.bad_after, p.bad_upto};
+    return {&p, p.n_fix_l, p.n_fix, p.zero_keep, p.keep_all, p.check, p.bad_after, p.bad_upto};
   }
   static std::uint32_t Block(const Consts& c, const unsigned char* in, unsigned char* out) {
     const Params& p = *c.p;
@@ -1678,7 +1679,7 @@ inline bool PlanTable8Signed(const std::uint8_t table[256], const bool fails[256
     std::memset(p.fix_key[k], ch.key[k], 32);
     std::memset(p.fix_value[k], ch.value[k], 32);
   }
-  std::memset(p.keep, ch.keep, 32);
+  p.keep_all = ch.keep == 0xFF;
   std::memset(p.flip, ch.flip, 32);
   p.zero_keep = ch.zero_keep;
   FillRows(lo, p.rows);
