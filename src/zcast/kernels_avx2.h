@@ -218,9 +218,9 @@ class BlockKernel final : public Kernel {
     for (; i + kBlock <= n; i += kBlock) {
       // Sources of 1 and 2 bytes (a block reads at most one cache line): the hardware prefetcher
       // alone left the kernels that compute most per byte (the 8-bit tables, float16 -> uint8)
-      // 10-20 % short of the copy speed; a software prefetch 2 KiB ahead closes most of that.
-      // For wider sources the same prefetch (of every other line) cost 5-25 %: measured, both
-      // ways, in docs/performance.md. Prefetches past the end are harmless (they never fault).
+      // 10-20 % short of the copy speed with the other vCPU busy; a software prefetch 2 KiB ahead
+      // closed most of that there (on an idle VM the tables stay compute-bound). For wider
+      // sources the same prefetch (of every other line) cost 5-25 %: both in docs/performance.md. Prefetches past the end are harmless (they never fault).
       if constexpr (kSs <= 2) _mm_prefetch(reinterpret_cast<const char*>(src + i * kSs + kPrefetchAhead), _MM_HINT_T0);
       std::uint32_t declined = Family::Block(c, src + i * kSs, dst + i * kDs);
       if (declined) [[unlikely]] {
