@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "zcast/json.h"  // the core's strict JSON reader, for check_json (zcast inspect)
 #include "zcast/zcast.hpp"
 
 namespace py = pybind11;
@@ -133,6 +134,13 @@ PYBIND11_MODULE(_zcast, m) {
     }
     return names;
   }, "The Zarr names of the 26 supported data types, in the library's order.");
+  m.def("check_json", [](std::string_view text) {
+    // The reader every constructor uses (duplicate keys rejected, nesting bounded): a tool that
+    // validates metadata must accept and reject exactly what the core does.
+    return std::string(
+        zcast::internal::JsonTypeName(Unwrap(zcast::internal::ParseJson(text)).type));
+  }, "Parses a JSON document with the core's strict reader; returns the top-level type name "
+     "(\"object\", \"array\", ...) or raises MetadataError \"invalid JSON at offset N: ...\".");
   m.def("data_type_size", [](std::string_view name) {
     return zcast::DataTypeSize(DataTypeFromNameOrThrow(name));
   }, py::arg("name"), "Bytes per element in memory (sub-byte types use one byte).");

@@ -14,6 +14,7 @@ import math
 import numbers
 import os
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
@@ -31,6 +32,21 @@ ScalarMapLike = Iterable[tuple[ScalarLike, ScalarLike]] | Mapping[ScalarLike, Sc
 _PARALLEL_MIN_ELEMENTS = 1 << 20
 _threads = max(1, os.cpu_count() or 1)
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()  # guards creating / growing _pool
+
+
+def _forget_pool_after_fork() -> None:
+    """In a forked child: the parent's pool has no threads here (fork copies only the calling
+    thread), yet its idle-worker count says it has, so a task submitted to it would wait forever.
+    Drop it without shutting it down (that would wait for those threads, or take one of its locks,
+    which a parent worker may have held at the fork) and start with a fresh lock; the next large
+    cast builds a new pool in the child."""
+    global _pool, _pool_lock
+    _pool = None
+    _pool_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def set_num_threads(n: int) -> None:
@@ -191,13 +207,15 @@ def run(fn: Callable[[Any, Any], None], src: np.ndarray, dst: np.ndarray, *,
 
 def _run_blocks(fn, src_bytes, dst_bytes, n, nthreads, shape) -> None:
     global _pool
-    if _pool is None or _pool._max_workers < nthreads:  # noqa: SLF001 - sized lazily
-        _pool = ThreadPoolExecutor(max_workers=nthreads, thread_name_prefix="zcast")
+    with _pool_lock:
+        if _pool is None or _pool._max_workers < nthreads:  # noqa: SLF001 - sized lazily
+            _pool = ThreadPoolExecutor(max_workers=nthreads, thread_name_prefix="zcast")
+        pool = _pool
     in_size = src_bytes.size // n
     out_size = dst_bytes.size // n
     bounds = [n * i // nthreads for i in range(nthreads + 1)]
     futures = [
-        _pool.submit(fn, src_bytes[lo * in_size:hi * in_size], dst_bytes[lo * out_size:hi * out_size])
+        pool.submit(fn, src_bytes[lo * in_size:hi * in_size], dst_bytes[lo * out_size:hi * out_size])
         for lo, hi in zip(bounds[:-1], bounds[1:])
     ]
     # Every block runs to the end; the error reported is that of the lowest failing block, so the
@@ -222,14 +240,17 @@ def cast_array(arr: Any, dtype: Any, *, rounding: str = "nearest-even",
     ``scalar_map`` is a list of (input, output) pairs (numbers or JSON scalar strings such as
     ``"NaN"``, ``"-Infinity"`` or ``"0x7e00"``), or a dict, applied before anything else.
 
-    Returns a new C-contiguous array of the input's shape. Raises CastError (a ValueError) naming
-    the first failing element's index, value, types and reason, MetadataError for an invalid
-    configuration. The GIL is released while casting.
+    A numpy dtype or type string with a byte order (``">i2"``) gives the result in that byte
+    order (the values are the same). Returns a new C-contiguous array of the input's shape.
+    Raises TypeError if ``dtype`` is None (numpy would read None as float64), CastError (a
+    ValueError) naming the first failing element's index, value, types and reason, MetadataError
+    for an invalid configuration. The GIL is released while casting.
     """
     src = np.asarray(arr)
+    target = _dtypes.requested_dtype(dtype)  # TypeError for None; keeps a '>i2' byte order
     spec = codec_json(dtype, rounding=rounding, out_of_range=out_of_range, scalar_map=scalar_map)
     codec = bind(spec, _dtypes.zarr_name(src.dtype))
-    out = np.empty(src.shape, dtype=_dtypes.numpy_dtype(codec.encoded_type))
+    out = np.empty(src.shape, dtype=target)
     run(codec.encode, src, out)
     return out
 

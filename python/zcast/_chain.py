@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from zcast import _api, _dtypes, _zcast
+from zcast import _api, _dtypes, _json, _zcast
 from zcast._errors import CastError, MetadataError
 
 #: The codec names a chain owns (when they lead the codec list).
@@ -69,21 +69,33 @@ class Chain:
         self._core = core
         steps = []
         for step in core.steps:
-            codec = json.loads(step.spec.to_json())
+            # zcast._json keeps numbers the core read exactly (1e400, 5000 digits) as lexemes.
+            codec = _json.loads(step.spec.to_json())
             fill = step.encoded_fill_value_json
             steps.append(ChainStep(codec["name"], codec, step.encoded_type,
-                                   None if fill is None else json.loads(fill)))
+                                   None if fill is None else _json.loads(fill)))
         self._steps = tuple(steps)
 
     @classmethod
     def from_array_metadata(cls, zarr_json: str | bytes | Mapping[str, Any] | os.PathLike) -> Chain:
-        """From an array's whole zarr.json: its text (str or bytes), the parsed document (a dict),
-        or a path (``pathlib.Path``) to the file or to the array's directory. Only
+        """From an array's whole zarr.json: the parsed document (a dict), its JSON text (str or
+        bytes whose first non-blank character is ``{``), or a path to the file or to the
+        array's directory (``pathlib.Path``, or a str that is not JSON text). Only
         ``data_type``, ``fill_value`` and ``codecs`` are read (``zarr_format`` must be 3 and
-        ``node_type`` "array" if present). Raises MetadataError naming the codec index and key."""
+        ``node_type`` "array" if present). Raises MetadataError naming the codec index and key,
+        FileNotFoundError for a path that is neither."""
+        if isinstance(zarr_json, (str, bytes)) and zarr_json.lstrip()[:1] not in ("{", b"{"):
+            # Not a JSON object, so a path: a str such as "b04" or "b04/zarr.json" was once
+            # parsed as JSON and reported as "invalid JSON at offset 0".
+            zarr_json = Path(os.fsdecode(zarr_json))
         if isinstance(zarr_json, os.PathLike):
             path = Path(zarr_json)
-            zarr_json = (path / "zarr.json" if path.is_dir() else path).read_text()
+            file = path / "zarr.json" if path.is_dir() else path
+            if not file.is_file():
+                raise FileNotFoundError(
+                    f"{path}: no such zarr.json or array directory (Chain.from_array_metadata "
+                    f"takes a dict, JSON text starting with '{{', or a path)")
+            zarr_json = file.read_bytes()
         return cls(_zcast.Chain.from_array_metadata(_json_text(zarr_json, "zarr.json")))
 
     @classmethod
@@ -119,7 +131,7 @@ class Chain:
     def encoded_fill_value_json(self) -> Any:
         """The fill value handed on, as its JSON value (``0``, ``"NaN"``, ...), None without one."""
         text = self._core.encoded_fill_value_json
-        return None if text is None else json.loads(text)
+        return None if text is None else _json.loads(text)
 
     @property
     def encoded_fill_value(self) -> np.generic | None:
@@ -147,7 +159,7 @@ class Chain:
     @property
     def remaining_codecs(self) -> list[Any]:
         """The codecs from the first one not owned to the end, as JSON values."""
-        return json.loads(self._core.remaining_codecs_json)
+        return _json.loads(self._core.remaining_codecs_json)
 
     # -- encode / decode -----------------------------------------------------------------------
     def encode(self, arr: Any, out: np.ndarray | None = None) -> np.ndarray:

@@ -54,6 +54,9 @@ def numpy_dtype(name: str) -> np.dtype:
 def zarr_name(dtype: Any) -> str:
     """The Zarr name of a data type given as a Zarr name, a numpy / ml_dtypes dtype or scalar
     type, or a zarr-python ZDType. Raises MetadataError for anything outside the 26 types."""
+    if dtype is None:
+        # np.dtype(None) is float64: a missing type must not silently become one.
+        raise TypeError("data type is None; give a Zarr type name or a numpy / ml_dtypes dtype")
     if isinstance(dtype, str):
         if dtype in NUMPY_DTYPES:
             return dtype
@@ -89,8 +92,30 @@ def _unsupported(what: str) -> str:
     return (f"unsupported data type {what!r}; cast_value supports: " + ", ".join(DATA_TYPES))
 
 
+def is_numpy_native(name: str) -> bool:
+    """Whether numpy has the Zarr type ``name`` itself (else it is an ml_dtypes type)."""
+    return name in _NUMPY_NATIVE
+
+
 def is_integer(name: str) -> bool:
     return "int" in name
+
+
+def requested_dtype(dtype: Any) -> np.dtype:
+    """The numpy dtype of a requested target type with the byte order it asks for: native for a
+    Zarr name, the given order for a numpy dtype or type string ('>i2')."""
+    native = numpy_dtype(zarr_name(dtype))
+    if isinstance(dtype, str) and dtype in NUMPY_DTYPES:
+        return native
+    order = _numpy_order(dtype)
+    return native if order in ("=", "|") else native.newbyteorder(order)
+
+
+def _numpy_order(dtype: Any) -> str:
+    try:
+        return np.dtype(dtype).byteorder
+    except TypeError:
+        return "="  # a ZDType or another spelling zarr_name accepted: native
 
 
 def is_native_order(dt: np.dtype) -> bool:

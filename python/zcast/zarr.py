@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
     from zarr.core.buffer import NDBuffer
 
-__all__ = ["CastValue", "ScaleOffset", "use"]
+__all__ = ["ENVIRONMENT", "CastValue", "ScaleOffset", "use"]
 
 #: The name under which zarr's registry knows this implementation.
 QUALNAME = "zcast.zarr.CastValue"
@@ -298,6 +298,11 @@ def _resolve_scale_offset(spec_json: str, zdtype: Any, fill: bytes | None) -> tu
 
 #: The name under which zarr's registry knows zcast's scale_offset.
 SCALE_OFFSET_QUALNAME = "zcast.zarr.ScaleOffset"
+
+#: The environment form of use(), for processes started later (workers, multiprocessing): zarr's
+#: configuration (donfig, prefix ZARR_, "__" between levels) reads it when zarr is imported.
+ENVIRONMENT = {"ZARR_CODECS__CAST_VALUE": QUALNAME,
+               "ZARR_CODECS__SCALE_OFFSET": SCALE_OFFSET_QUALNAME}
 
 
 def use() -> Any:
