@@ -38,7 +38,7 @@ sys.exit(main(sys.argv[1:]))
 def make_source(path):
     data = np.random.default_rng(1).uniform(-100, 100, SHAPE).astype(np.float32)
     a = zarr.create_array(zarr.storage.LocalStore(path), shape=SHAPE, chunks=CHUNKS,
-                          dtype="float32", fill_value=np.nan)
+                          dtype="float32", fill_value=0)
     a[:] = data
     return data
 
@@ -142,8 +142,8 @@ def test_existing_destination_needs_overwrite(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr", "src.zarr"]  # no leftovers
     # A failed convert with --overwrite keeps the old DST whole.
     before = tree(dst)
-    proc = run("convert", src, dst, "--data-type", "int8", "--overwrite")
-    assert proc.returncode == 1 and "out of the range of int8" in proc.stderr
+    proc = run("convert", src, dst, "--data-type", "uint8", "--overwrite")
+    assert proc.returncode == 1 and "out of the range of uint8" in proc.stderr
     assert tree(dst) == before
     # --overwrite replaces a Zarr node or an empty directory only.
     other = tmp_path / "notes"

@@ -10,7 +10,7 @@ import pytest
 import zarr
 
 import zcast.zarr as zz
-from zcast import cli
+from zcast import _cli_convert, cli
 
 SHAPE, CHUNKS = (64, 64), (8, 8)  # 64 blocks
 
@@ -33,13 +33,13 @@ def test_many_blocks_on_several_threads(tmp_path, monkeypatch, capsys):
     data = field()
     make_source(src, data)
     threads = set()
-    real = cli._is_numeric  # called once per block, on the worker thread
+    real = _cli_convert._is_numeric  # called once per block, on the worker thread
 
     def spy(a):
         threads.add(threading.get_ident())
         return real(a)
-    monkeypatch.setattr(cli, "_is_numeric", spy)
-    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(_cli_convert, "_is_numeric", spy)
+    monkeypatch.setattr(_cli_convert.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     assert cli.main(["convert", str(src), str(dst), "--data-type", "int8", "--out-of-range",
                      "clamp", "--map", "NaN=-128"]) == 0
     out = capsys.readouterr().out

@@ -99,9 +99,10 @@ def _copy_regions(src: Any, dst: Any, regions: list[tuple[slice, ...]], checker:
     pool = ThreadPoolExecutor(max_workers=max(1, min(len(regions), 2 * (cpus or 1), 32)),
                               thread_name_prefix="zcast-convert")
     collisions = {"collisions": 0, "first": None}
+    done = 0
     try:
         futures = [pool.submit(_convert_region, src, dst, region, checker) for region in regions]
-        for i, future in enumerate(futures):
+        for done, future in enumerate(futures):
             part = future.result()
             _merge_stats(stats, part["stats"])
             collisions["collisions"] += part["collisions"]
@@ -109,7 +110,11 @@ def _copy_regions(src: Any, dst: Any, regions: list[tuple[slice, ...]], checker:
             if first is not None and (collisions["first"] is None
                                       or first["flat"] < collisions["first"]["flat"]):
                 collisions["first"] = first
-            _progress(i + 1, len(regions), start)
+            _progress(done + 1, len(regions), start)
+    except BaseException:
+        if done:
+            sys.stderr.write("\n")  # end the progress line before the error
+        raise
     finally:
         # On failure or a signal: no writes after this returns (the temporary is removed next).
         pool.shutdown(wait=True, cancel_futures=True)

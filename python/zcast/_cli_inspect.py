@@ -22,6 +22,18 @@ from zcast._cli_common import CliError, _codec_name
 from zcast._errors import MetadataError
 
 
+_LONG_WORD_RE = re.compile(r"\S{61,}")
+
+
+def _bound(message: str, limit: int = 400) -> str:
+    """A message as quoted in a listing: each very long word (a number or string of the
+    document, which may be megabytes long) shortened to its start and length, then the whole
+    kept under ``limit`` characters."""
+    message = _LONG_WORD_RE.sub(lambda m: f"{m.group()[:40]}...({len(m.group())} characters)",
+                                message)
+    return message if len(message) <= limit else f"{message[:limit]}...({len(message)} characters)"
+
+
 def _describe_codec(d: Any) -> str:
     if isinstance(d, str):
         return d  # a bare codec name (R26)
@@ -66,7 +78,7 @@ def _inspect_owned(codecs: list[Any], spec: Any, meta: str | None, indent: str,
         bad = int(m.group(1)) if m else None
         for i, d in enumerate(codecs[: (bad + 1) if bad is not None else 0]):
             out.append(f"{indent}{i}  {_describe_codec(d)}")
-        detail = message[m.end():] if m else message
+        detail = _bound(message[m.end():] if m else message)
         problems.append(f"{where}[{bad}] {_codec_name(codecs[bad])}: {detail}" if m
                         else f"{where}: {detail}")
         out.append(f"{indent}   INVALID: {detail}")
@@ -124,8 +136,8 @@ def _inspect_chain(codecs: list[Any], spec: Any, indent: str, out: list[str], wh
                 codec.validate(shape=spec.shape, dtype=spec.dtype, chunk_grid=None)
                 spec = codec.resolve_metadata(spec)
             except (MetadataError, ValueError, TypeError) as err:
-                problems.append(f"{where}[{i}] {name}: {err}")
-                out.append(f"{indent}   INVALID: {err}")
+                problems.append(f"{where}[{i}] {name}: {_bound(str(err))}")
+                out.append(f"{indent}   INVALID: {_bound(str(err))}")
                 return problems
             checked[name] = checked.get(name, 0) + 1
             out.append(_after(indent, spec.dtype.to_json(zarr_format=3),
@@ -134,8 +146,8 @@ def _inspect_chain(codecs: list[Any], spec: Any, indent: str, out: list[str], wh
         try:
             codec = get_codec_class(name).from_dict(d if isinstance(d, dict) else {"name": d})
         except Exception as err:  # noqa: BLE001 - unknown or invalid codec: report and stop
-            problems.append(f"{where}[{i}] {name}: {err}")
-            out.append(f"{indent}   cannot interpret: {err}")
+            problems.append(f"{where}[{i}] {name}: {_bound(str(err))}")
+            out.append(f"{indent}   cannot interpret: {_bound(str(err))}")
             return problems
         if isinstance(codec, ArrayArrayCodec):
             spec = codec.resolve_metadata(spec)
@@ -167,7 +179,7 @@ def _read_metadata(path: Path) -> tuple[Path, str, dict[str, Any]]:
     try:
         top = _zcast.check_json(text)  # the core's strict reader, first
     except MetadataError as err:
-        raise CliError(f"{meta_path}: {err}") from None
+        raise CliError(f"{meta_path}: {_bound(str(err))}") from None
     if top != "object":
         raise CliError(f"{meta_path} is not a Zarr v3 array: the document is a JSON {top}, "
                        f"not an object")
@@ -202,7 +214,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         fill = _fill_value(zdtype, data_type, fill_json)
     except Exception as err:  # noqa: BLE001 - zarr raises several types; one line each
         raise CliError(f"data_type {_json.dumps(data_type, brief=True)} / fill_value "
-                       f"{_json.dumps(fill_json, brief=True)}: {err}") from None
+                       f"{_json.dumps(fill_json, brief=True)}: {_bound(str(err))}") from None
     shape = meta.get("shape")
     if not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape):
         raise CliError(f"{meta_path}: shape {_json.dumps(shape, brief=True)} is not a list of "
