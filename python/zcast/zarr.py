@@ -31,13 +31,14 @@ from zarr.core.dtype import get_data_type_from_json
 from zarr.registry import register_codec
 
 from zcast import _api, _dtypes, _zarr_dtypes, _zcast
+from zcast._chain import Chain
 from zcast._errors import CastError, MetadataError
 
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
     from zarr.core.buffer import NDBuffer
 
-__all__ = ["ENVIRONMENT", "CastValue", "ScaleOffset", "use"]
+__all__ = ["ENVIRONMENT", "CastValue", "ScaleOffset", "check_readable", "use"]
 
 #: The name under which zarr's registry knows this implementation.
 QUALNAME = "zcast.zarr.CastValue"
@@ -311,6 +312,27 @@ def use() -> Any:
     config-set object, so ``with zcast.zarr.use():`` limits it to a block."""
     return zarr.config.set({"codecs.cast_value": QUALNAME,
                             "codecs.scale_offset": SCALE_OFFSET_QUALNAME})
+
+
+def check_readable(array: Any, values: Any) -> None:
+    """Raises CastError naming the first element of ``values`` that writing to ``array`` would
+    store as a value its codecs cannot decode (R28), e.g. one cast_value clamps to 32767 under
+    an integer scale_offset of scale 2 (32767 / 2 is not an integer, R24). zarr-python runs
+    each codec on its own, so neither of zcast's codecs sees this while writing; this runs the
+    array's leading scale_offset / cast_value codecs as one zcast.Chain, encode then decode, in
+    memory. ``values`` is what would be assigned to the whole array or to any part of it."""
+    meta = array.metadata.to_dict()
+    codecs = meta["codecs"]
+    first = codecs[0] if codecs else {}
+    if isinstance(first, dict) and first.get("name") == "sharding_indexed":
+        # The array -> array codecs of a sharded array are the shard's inner ones.
+        chain = Chain.from_codecs(first["configuration"]["codecs"], meta["data_type"],
+                                  meta["fill_value"])
+    else:
+        chain = Chain.from_array_metadata(meta)
+    if not chain.steps:
+        return
+    chain.decode(chain.encode(np.asarray(values, dtype=array.dtype)))
 
 
 def register() -> None:
