@@ -17,7 +17,7 @@ import pytest
 import zcast
 from zcast import _api
 
-TIMEOUT = 60  # seconds; the cast itself takes well under one
+TIMEOUT = 30  # seconds; the cast itself takes well under one
 
 
 def _cast_in_child(n: int) -> tuple[int, bytes]:
