@@ -93,3 +93,14 @@ def test_an_offset_of_5000_digits(tmp_path, capsys):
     rc, out, err = inspect(tmp_path, doc, capsys)
     assert rc == 1 and "must be finite (R22)" in out and "Exceeds the limit" not in out + err
     assert len(max(out.splitlines(), key=len)) < 400
+
+
+def test_a_zarr_v2_array_is_named(tmp_path, capsys):
+    import zarr
+
+    path = tmp_path / "v2.zarr"
+    zarr.create_array(zarr.storage.LocalStore(path), shape=(4,), chunks=(2,), dtype="float32",
+                      zarr_format=2)
+    assert cli.main(["inspect", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "is a Zarr v2 array (.zarray)" in err and "zcast convert" in err

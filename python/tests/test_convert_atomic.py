@@ -156,3 +156,25 @@ def test_existing_destination_needs_overwrite(tmp_path):
     proc = run("convert", src, tmp_path, "--data-type", "int16", "--overwrite")
     assert proc.returncode == 1 and "holds SRC" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst.zarr", "notes", "src.zarr"]
+
+
+def test_a_signal_after_the_rename_keeps_the_complete_array(tmp_path, monkeypatch, capsys):
+    """Once DST is in place it is complete: a late SIGTERM is reported, not undone."""
+    from zcast import _cli_convert, cli
+
+    src, dst = tmp_path / "src.zarr", tmp_path / "dst.zarr"
+    data = make_source(src)
+    real = _cli_convert._report
+
+    def report_then_signal(*args):
+        os.kill(os.getpid(), signal.SIGTERM)  # handled by convert's guard: remembered
+        real(*args)
+    monkeypatch.setattr(_cli_convert, "_report", report_then_signal)
+    assert cli.main(["convert", str(src), str(dst), "--data-type", "float16"]) == 143
+    err = capsys.readouterr().err
+    assert f"SIGTERM arrived after {dst} was complete; it is kept" in err
+    with zz.use():
+        got = zarr.open_array(zarr.storage.LocalStore(dst), mode="r")[:]
+    np.testing.assert_array_equal(got, data.astype(np.float16).astype(np.float32))
+    # The handlers are restored afterwards.
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 import zarr
 
 import zcast.zarr as zz

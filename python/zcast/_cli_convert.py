@@ -33,7 +33,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 import zcast
 from zcast._chain import OWNED_CODECS
@@ -141,11 +140,34 @@ def _check_paths(src_path: Path, dst_path: Path, overwrite: bool) -> None:
                        f"{dst_path} is neither")
 
 
-def _on_signal(signum: int, frame: Any) -> None:
-    # Further SIGINT / SIGTERM are ignored while the temporary is removed.
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, signal.SIG_IGN)
-    raise Interrupted(signum)
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class _SignalGuard:
+    """SIGINT and SIGTERM while converting: before DST is in place, unwind (Interrupted);
+    after, the array is complete and kept, so the signal is only remembered."""
+
+    def __init__(self) -> None:
+        self.committed = False
+        self.pending: int | None = None
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if self.committed:
+            self.pending = signum
+            return
+        for s in _SIGNALS:  # further ones are ignored while the temporary is removed
+            signal.signal(s, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    def commit(self, move: Any) -> None:
+        """Runs ``move`` (the rename into place) with both signals held back, so that DST
+        either is not there or is there and counted as committed."""
+        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            move()
+            self.committed = True
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -155,15 +177,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
     src_path, dst_path = Path(args.src), Path(args.dst)
     _check_paths(src_path, dst_path, args.overwrite)
-    old = {}
+    guard, old = _SignalGuard(), {}
     try:
-        for s in (signal.SIGINT, signal.SIGTERM):
-            old[s] = signal.signal(s, _on_signal)
+        for s in _SIGNALS:
+            old[s] = signal.signal(s, guard)
     except ValueError:
         pass  # not the main thread (an embedding caller): its own signal handling stays
     try:
         with zz.use():  # the source's own scale_offset / cast_value are read by zcast too
-            return _convert(zarr, zz, src_path, dst_path, args)
+            _convert(zarr, zz, src_path, dst_path, args, guard)
     except Interrupted as sig:
         name = signal.Signals(sig.signum).name
         print(f"zcast convert: interrupted by {name}; {dst_path} not written", file=sys.stderr)
@@ -171,6 +193,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)
+    if guard.pending is not None:
+        print(f"zcast convert: {signal.Signals(guard.pending).name} arrived after {dst_path} "
+              f"was complete; it is kept", file=sys.stderr)
+        return 128 + guard.pending
+    return 0
 
 
 def _open_source(zarr: Any, src_path: Path) -> Any:
@@ -216,7 +243,8 @@ def _layout(zarr: Any, src: Any) -> dict[str, Any]:
             "replaced": replaced}
 
 
-def _convert(zarr: Any, zz: Any, src_path: Path, dst_path: Path, args: argparse.Namespace) -> int:
+def _convert(zarr: Any, zz: Any, src_path: Path, dst_path: Path, args: argparse.Namespace,
+             guard: _SignalGuard) -> None:
     src = _open_source(zarr, src_path)
     new_filters = _new_filters(zz, args)
     layout = _layout(zarr, src)
@@ -239,17 +267,14 @@ def _convert(zarr: Any, zz: Any, src_path: Path, dst_path: Path, args: argparse.
         if collisions["collisions"] and not args.allow_sentinel_collisions:
             raise CliError(checker.collision_message(collisions) + "; pass "
                            "--allow-sentinel-collisions to write it anyway")
-        _move_into_place(tmp, dst_path)
+        guard.commit(lambda: _move_into_place(tmp, dst_path))
     except BaseException as err:
         shutil.rmtree(tmp, ignore_errors=True)
-        if isinstance(err, CliError):
+        if isinstance(err, (CliError, CastError, MetadataError, ValueError)):
             raise CliError(f"conversion failed, nothing written to {dst_path}: {err}") from None
-        if isinstance(err, (CastError, MetadataError, ValueError)):
-            raise CliError(f"conversion failed, nothing written to {dst_path}: {err}") from None
-        raise
+        raise  # Interrupted (reported by cmd_convert), OSError (by main), or a bug
     _report(src_path, dst_path, regions, new_filters, layout["replaced"], stats, collisions,
             checker, start)
-    return 0
 
 
 def _move_into_place(tmp: Path, dst_path: Path) -> None:
