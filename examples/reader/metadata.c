@@ -56,9 +56,9 @@ static int read_shape(const cJSON* node, int ndim, uint64_t* out, int allow_zero
   return 0;
 }
 
-/* The fill value (JSON text as zcast canonicalizes it) of the common data types as native bytes:
- * booleans, integers, float32, float64 (numbers, "NaN", "Infinity", "-Infinity"), and "0x..." raw
- * bits of any type of up to 8 bytes. */
+/* The fill value (JSON text as zcast canonicalizes it) as native bytes: booleans, integers,
+ * float32 and float64 here, "0x..." raw bits of any type of up to 8 bytes, and the other float
+ * types through a zcast cast from float64. */
 static int parse_fill(const char* type_json, const char* fill_json, size_t size,
                       unsigned char* out, char* err) {
   char type[32];
@@ -98,6 +98,23 @@ static int parse_fill(const char* type_json, const char* fill_json, size_t size,
     else if (size == 2) { uint16_t x = (uint16_t)u; memcpy(out, &x, 2); }
     else if (size == 4) { uint32_t x = (uint32_t)u; memcpy(out, &x, 4); }
     else memcpy(out, &u, 8);
+  } else if (ok && (cJSON_IsNumber(fill) || cJSON_IsString(fill))) {
+    /* Any other type (float16, bfloat16, the float8s...): let zcast cast the float64 value into
+     * it (cast_value float64 -> type, nearest-even; NaN and the infinities carry over). */
+    char codec_json[160];
+    zcast_codec* cast = NULL;
+    double v = 0;
+    if (cJSON_IsNumber(fill)) v = fill->valuedouble;
+    else if (strcmp(fill->valuestring, "NaN") == 0) v = NAN;
+    else if (strcmp(fill->valuestring, "Infinity") == 0) v = INFINITY;
+    else if (strcmp(fill->valuestring, "-Infinity") == 0) v = -INFINITY;
+    else ok = 0;
+    snprintf(codec_json, sizeof codec_json,
+             "{\"name\":\"cast_value\",\"configuration\":{\"data_type\":%s}}", type_json);
+    if (ok && (zcast_codec_create(codec_json, "\"float64\"", NULL, &cast) != ZCAST_OK ||
+               zcast_encode(cast, &v, 1, out) != ZCAST_OK))
+      ok = 0;
+    zcast_codec_destroy(cast);
   } else {
     ok = 0;
   }

@@ -271,3 +271,52 @@ def rewrite_index_crc(shard: bytearray, chunks_per_shard: int) -> None:
     that change the index on purpose)."""
     start = len(shard) - 16 * chunks_per_shard - 4
     shard[-4:] = struct.pack("<I", crc32c(bytes(shard[start:-4])))
+
+
+class SampleError(Exception):
+    """A reason the sample cannot be written (reported by the CLI as one line)."""
+
+
+def sample_eopf_command(directory: str | Path, size: str = "small", seed: int = SEED) -> int:
+    """``zcast sample-eopf DIR [--size small|full] [--seed N]``: writes the product and prints
+    what it holds and how to read it. Raises SampleError for a reason to refuse."""
+    import zarr
+
+    try:
+        from zarr.codecs.cast_value import CastValue  # noqa: F401 - zarr-python's own codecs
+        from zarr.codecs.scale_offset import ScaleOffset  # noqa: F401
+    except ImportError:
+        raise SampleError("the sample is written by zarr-python's own scale_offset and "
+                          f"cast_value: they need zarr >= 3.4 (this is {zarr.__version__})") from None
+    try:
+        import cast_value_rs  # noqa: F401 - the engine of zarr.codecs.cast_value.CastValue
+    except ImportError:
+        raise SampleError("zarr-python's own cast_value needs cast-value-rs "
+                          "(pip install cast-value-rs)") from None
+    root = Path(directory)
+    if root.exists():
+        raise SampleError(f"{root} already exists; choose a new directory")
+    write_eopf_sample(root, size=size, seed=seed)
+    print(f"wrote {root}: a synthetic Sentinel-2 L2A product in the EOPF layout ({size}, seed "
+          f"{seed}), written by zarr-python {zarr.__version__}'s own scale_offset and cast_value")
+    header = ("array", "shape", "inner chunks", "written", "NaN")
+    rows = []
+    for band in BANDS:
+        shape, inner, _ = grid(band.resolution, size)
+        written, total = stored_inner_chunks(root / band.path, size, band.resolution)
+        nan = float(np.mean(band_dn(band, size, seed) == 0)) if size == "small" else None
+        rows.append((band.path, "x".join(map(str, shape)), "x".join(map(str, inner)),
+                     f"{written} of {total}", "" if nan is None else f"{nan:.0%}"))
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+    for r in (header, *rows):
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    print("each band: float32, fill NaN, one shard (sharding_indexed, index at the end: bytes + "
+          "crc32c) of inner chunks scale_offset {offset -0.1, scale 10000}, cast_value {uint16, "
+          "NaN <-> 0}, bytes little, blosc zstd 3 shuffle; an inner chunk that is all no-data is "
+          "never written (it reads as NaN), edge chunks are partial where the shape does not "
+          "divide.")
+    b04 = root / BANDS[2].path
+    print("read it with zcast:")
+    print(f"  zcast inspect {b04}")
+    print(f"  build/release/zcast_read_chunk {b04} b04.f32     # the whole band, float32 raw")
+    return 0
