@@ -287,30 +287,36 @@ def test_sample_eopf_then_inspect_and_convert(tmp_path):
     root = tmp_path / "S2.zarr"
     out = run("sample-eopf", root).stdout
     assert "written by zarr-python" in out and "own scale_offset and cast_value" in out
-    for band in ("r10m/b02", "r10m/b04", "r20m/b05", "r20m/b11"):
+    assert "EOPF layout (small" in out
+    for band in ("r10m/b02", "r10m/b04", "r20m/b05", "r20m/b11", "r60m/b01"):
         assert f"measurements/reflectance/{band}" in out
     rows = [line for line in out.splitlines() if line.startswith("measurements/")]
-    assert len(rows) == 6 and all("11 of 12" in r for r in rows)
-    assert sum("float32" in r for r in rows) == 2
+    assert len(rows) == 9 and sum("22 of 25" in r for r in rows) == 7
+    assert sum("11 of 12" in r for r in rows) == 2
     b04 = root / "measurements/reflectance/r10m/b04"
-    assert f"zcast_read_chunk {b04 / 'zarr.json'} {b04 / 'c' / '2' / '1'} out.bin" in out
+    assert f"zcast_read_chunk {b04} b04.f32" in out
     proc = run("sample-eopf", root, check=False)
     assert proc.returncode == 1 and "already exists" in proc.stderr
+    proc = run("sample-eopf", tmp_path / "x.zarr", "--size", "medium", check=False)
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr
 
     out = run("inspect", b04).stdout
-    assert 'data_type "float64", fill_value "NaN"' in out
-    assert ('0  scale_offset {"offset":-0.1,"scale":10000}\n'
-            '     -> data_type float64, fill_value "NaN"') in out
-    assert ('1  cast_value {"data_type":"uint16","out_of_range":"clamp","scalar_map":'
-            '{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}\n     -> data_type uint16, fill_value 0') in out
-    assert "2  bytes" in out and '3  gzip {"level":6}' in out
+    assert 'data_type "float32", fill_value "NaN"' in out
+    assert "0  sharding_indexed" in out and "inner chunks [244, 244]" in out
+    assert ('0  scale_offset {"offset":-0.1,"scale":10000.0}\n'
+            '          -> data_type float32, fill_value "NaN"') in out
+    assert ('1  cast_value {"data_type":"uint16","scalar_map":'
+            '{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}\n          -> data_type uint16, fill_value 0') in out
+    assert "2  bytes" in out and '3  blosc {"typesize":2,"cname":"zstd","clevel":3' in out
     assert "metadata valid (1 scale_offset, 1 cast_value codec(s) checked)" in out
 
-    # The sample (zarr-python's codecs) re-encoded to uint8 with a coarser scale by zcast.
+    # The sample (zarr-python's codecs) re-encoded to uint8 with a coarser scale by zcast; the
+    # offset below the darkest valid pixel (DN 1), so that no valid value meets the NaN sentinel.
     dst = tmp_path / "b04_u8.zarr"
-    proc = run("convert", b04, dst, "--data-type", "uint8", "--scale", "200", "--offset", "-0.1",
+    proc = run("convert", b04, dst, "--data-type", "uint8", "--scale", "200", "--offset", "-0.105",
                "--out-of-range", "clamp", "--map", "NaN=0")
     assert "replacing the source's scale_offset, cast_value" in proc.stdout
-    assert "chain     float64 -> scale_offset -> cast_value -> uint8" in proc.stdout
+    assert "NaN mismatches 0" in proc.stdout
     meta = json.loads((dst / "zarr.json").read_text())
-    assert [c["name"] for c in meta["codecs"]] == ["scale_offset", "cast_value", "bytes", "gzip"]
+    inner = meta["codecs"][0]["configuration"]["codecs"]
+    assert [c["name"] for c in inner] == ["scale_offset", "cast_value", "bytes", "blosc"]

@@ -1,42 +1,51 @@
-"""The realistic sample (issue 4, item 4): an EOPF-like Sentinel-2 product written by zarr-python's
-OWN scale_offset and cast_value (zcast._samples), read back by zcast three ways - the C example
-program through the C API (gzip inflated with zlib), zcast.zarr's codecs inside zarr-python, and
-zcast.Chain on the raw chunks - and compared bit for bit with zarr-python's own read.
+"""The realistic sample (issue 12): a synthetic Sentinel-2 L2A product in the exact layout of EOPF
+Zarr products (one shard per band, crc32c index at the end, inner chunks scale_offset +
+cast_value uint16 + bytes + blosc zstd, float32), written by zarr-python's OWN codecs
+(zcast._samples), then read back by zcast: the C reader examples/reader (zcast_read_chunk) through
+the C API, and zcast.zarr's codecs inside zarr-python, each compared bit for bit with zarr-python's
+own read.
 
-The C example is the one the C++ build makes: $ZCAST_READ_CHUNK if set, else
+The C reader is the one the C++ build makes: $ZCAST_READ_CHUNK if set, else
 ${ZCAST_BUILD_DIR:-build/release}/zcast_read_chunk under the repository (scripts/test builds it
 before running pytest). Its absence is a failure, not a skip.
 """
 
 from __future__ import annotations
 
-import gzip
-import itertools
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 import zarr
+import zarr.codecs.cast_value
+import zarr.codecs.scale_offset
 
-import zcast
 import zcast.zarr as zz
 from conftest import bits
 from zcast import _samples
 
 REPO = Path(__file__).resolve().parents[2]
 NAN0 = {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}
-EXPECTED_CODECS = [
-    {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
-    {"name": "cast_value", "configuration": {"data_type": "uint16", "out_of_range": "clamp",
-                                             "scalar_map": NAN0}},
-    {"name": "bytes", "configuration": {"endian": "little"}},
-    {"name": "gzip", "configuration": {"level": 6}},
-]
+
+
+def expected_codecs(inner: tuple[int, int]) -> list:
+    """The codecs of a real EOPF band (shared/docs/landscape.md), with this inner chunk shape."""
+    return [{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": list(inner),
+        "codecs": [
+            {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000.0}},
+            {"name": "cast_value", "configuration": {"data_type": "uint16", "scalar_map": NAN0}},
+            {"name": "bytes", "configuration": {"endian": "little"}},
+            {"name": "blosc", "configuration": {"typesize": 2, "cname": "zstd", "clevel": 3,
+                                                "shuffle": "shuffle", "blocksize": 0}}],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                         {"name": "crc32c"}],
+        "index_location": "end"}}]
 
 
 def read_chunk_program() -> Path:
@@ -46,201 +55,372 @@ def read_chunk_program() -> Path:
         build = Path(os.environ.get("ZCAST_BUILD_DIR", "build/release"))
         program = (build if build.is_absolute() else REPO / build) / "zcast_read_chunk"
     if not (program.is_file() and os.access(program, os.X_OK)):
-        pytest.fail(f"the C example {program} is missing: build the C++ project first "
+        pytest.fail(f"the C reader {program} is missing: build the C++ project first "
                     "(scripts/test does: cmake -S . -B build/release -G Ninja && cmake --build "
                     "build/release), or set ZCAST_READ_CHUNK to the zcast_read_chunk program")
     return program
 
 
+def run_reader(*args, timeout=120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(read_chunk_program()), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
 @pytest.fixture(scope="module")
 def product(tmp_path_factory):
     root = tmp_path_factory.mktemp("eopf") / "S2Z_MSIL2A_sample.zarr"
-    written = _samples.write_eopf_sample(root)
-    return root, written
+    _samples.write_eopf_sample(root)
+    return root
 
 
-def zarr_python_read(path: Path) -> np.ndarray:
+def zarr_python_read(path: Path, region=...) -> np.ndarray:
     """The array as zarr-python reads it with its own codecs."""
     with zarr.config.set(_samples.ZARR_PYTHON_CODECS):
-        return zarr.open_array(zarr.storage.LocalStore(path, read_only=True), mode="r")[...]
+        a = zarr.open_array(zarr.storage.LocalStore(path, read_only=True), mode="r")
+        assert [type(f) for f in a.filters] in (
+            [], [zarr.codecs.scale_offset.ScaleOffset, zarr.codecs.cast_value.CastValue])
+        return a[region]
 
 
-def chunk_grid(band: _samples.Band):
-    rows = -(-band.shape[0] // band.chunks[0])
-    cols = -(-band.shape[1] // band.chunks[1])
-    for i, j in itertools.product(range(rows), range(cols)):
-        region = (slice(i * band.chunks[0], min((i + 1) * band.chunks[0], band.shape[0])),
-                  slice(j * band.chunks[1], min((j + 1) * band.chunks[1], band.shape[1])))
-        yield (i, j), region
+def all_arrays(root: Path) -> list[Path]:
+    return sorted(p.parent for p in root.rglob("zarr.json")
+                  if json.loads(p.read_text())["node_type"] == "array")
 
 
-def test_the_sample_is_written_by_zarr_pythons_codecs(product):
-    root, written = product
-    assert set(written) == {b.path for b in _samples.BANDS}
-    assert {b.dtype for b in _samples.BANDS} == {"float64", "float32"}
+def shard_parts(shard: bytes, n: int) -> list[bytes | None]:
+    """The inner chunks of a shard (index at the end), None for the ones never written."""
+    index = _samples.shard_index(shard, n)
+    return [None if off == 2**64 - 1 else shard[off:off + size] for off, size in index.tolist()]
+
+
+def build_shard(parts: list[bytes | None]) -> bytes:
+    """A shard (index at the end, bytes little + crc32c) holding `parts` in order."""
+    data, entries, offset = bytearray(), [], 0
+    for part in parts:
+        if part is None:
+            entries += [2**64 - 1, 2**64 - 1]
+        else:
+            entries += [offset, len(part)]
+            data += part
+            offset += len(part)
+    data += np.array(entries, dtype="<u8").tobytes() + b"\0\0\0\0"
+    _samples.rewrite_index_crc(data, len(parts))
+    return bytes(data)
+
+
+# ---- the sample ---------------------------------------------------------------------------------
+
+def test_the_sample_has_the_eopf_layout(product):
+    root = product
     root_meta = json.loads((root / "zarr.json").read_text())
     assert root_meta["node_type"] == "group"
     assert root_meta["attributes"]["other_metadata"]["BOA_ADD_OFFSET"] == -1000
+    assert {b.resolution for b in _samples.BANDS} == {"r10m", "r20m", "r60m"}
+    assert all(sum(b.resolution == r for b in _samples.BANDS) >= 2 for r in ("r10m", "r20m", "r60m"))
     for band in _samples.BANDS:
+        shape, inner, shard = _samples.grid(band.resolution)
         meta = json.loads((root / band.path / "zarr.json").read_text())
-        assert meta["data_type"] == band.dtype and meta["fill_value"] == "NaN"
-        assert meta["codecs"] == EXPECTED_CODECS
-        assert meta["chunk_grid"]["configuration"]["chunk_shape"] == list(band.chunks)
-        assert any(s % c for s, c in zip(band.shape, band.chunks))  # partial edge chunks
-        files = {p.relative_to(root / band.path / "c").as_posix()
-                 for p in (root / band.path / "c").rglob("*") if p.is_file()}
-        grid = [f"{i}/{j}" for (i, j), _ in chunk_grid(band)]
-        # The no-data corner covers chunk 0/0: zarr does not store it; every other one is there.
-        assert files == set(grid) - {"0/0"}
-        for name in files:
-            assert (root / band.path / "c" / name).read_bytes()[:2] == b"\x1f\x8b"  # gzip
-        data = written[band.path]
-        assert np.isnan(data[: band.chunks[0], : band.chunks[1]]).all()
-        assert 0.1 < np.isnan(data).mean() < 0.5
-        assert np.nanmax(data) > 6.4535 and np.nanmin(data) < -0.1  # clamped both ways
+        assert meta["data_type"] == "float32" and meta["fill_value"] == "NaN"
+        assert meta["shape"] == list(shape)
+        assert meta["chunk_grid"]["configuration"]["chunk_shape"] == list(shard)
+        assert meta["codecs"] == expected_codecs(inner)
+        assert meta["attributes"] == {"_FillValue": "NaN"}
+        assert meta["dimension_names"] == ["y", "x"]
+        assert all(s < c for s, c in zip(shape, shard))      # one shard per band
+        assert any(s % c for s, c in zip(shape, inner))      # partial edge chunks
+        files = [p for p in (root / band.path / "c").rglob("*") if p.is_file()]
+        assert [f.relative_to(root / band.path).as_posix() for f in files] == ["c/0/0"]
+        shard_bytes = files[0].read_bytes()
+        n = (shard[0] // inner[0]) * (shard[1] // inner[1])
+        index_start = len(shard_bytes) - 16 * n - 4
+        assert _samples.crc32c(shard_bytes[index_start:-4]) == int.from_bytes(shard_bytes[-4:], "little")
+        parts = shard_parts(shard_bytes, n)
+        assert parts[0] is None                               # a chunk never written
+        assert sum(p is None for p in parts) < n // 2
+        assert all(p[0] == 2 and p[3] == 2 for p in parts if p is not None)  # blosc, typesize 2
+        values = zarr_python_read(root / band.path)
+        expected = _samples.band_data(band)
+        np.testing.assert_array_equal(bits(values), bits(expected))
+        assert 0.2 < np.isnan(values).mean() < 0.5
+        dn = _samples.band_dn(band)
+        assert dn.max() == 65535 and dn[dn > 0].min() == 1
+        # On the 1e-4 grid: the float32 value of each DN, and it encodes back to that DN.
+        assert (np.rint((values[dn > 0].astype(np.float64) + 0.1) * 1e4) == dn[dn > 0]).all()
+
+
+def test_the_sample_is_written_by_zarr_pythons_own_codecs(tmp_path):
+    """With zcast (and cast-value) registered under the same codec names, the sample still goes
+    through zarr.codecs.scale_offset.ScaleOffset and zarr.codecs.cast_value.CastValue."""
+    used = []
+
+    def spy(cls):
+        original = cls._encode_single
+
+        async def wrapper(self, *args, **kwargs):
+            used.append(type(self))
+            return await original(self, *args, **kwargs)
+        return mock.patch.object(cls, "_encode_single", wrapper)
+
+    with zz.use(), spy(zarr.codecs.scale_offset.ScaleOffset), spy(zarr.codecs.cast_value.CastValue):
+        _samples.write_eopf_sample(tmp_path / "p.zarr")
+    inner_written = sum(_samples.stored_inner_chunks(tmp_path / "p.zarr" / b.path, "small",
+                                                     b.resolution)[0] for b in _samples.BANDS)
+    assert used.count(zarr.codecs.cast_value.CastValue) >= inner_written
+    assert used.count(zarr.codecs.scale_offset.ScaleOffset) >= inner_written
+    assert set(used) == {zarr.codecs.scale_offset.ScaleOffset, zarr.codecs.cast_value.CastValue}
 
 
 def test_the_sample_is_deterministic(product, tmp_path):
-    root, written = product
-    again = _samples.write_eopf_sample(tmp_path / "again.zarr")
-    for band in _samples.BANDS:
-        assert bits(again[band.path]).tolist() == bits(written[band.path]).tolist()
-        a, b = root / band.path, tmp_path / "again.zarr" / band.path
-        assert (a / "zarr.json").read_text() == (b / "zarr.json").read_text()
-        for p in (a / "c").rglob("*"):
-            if p.is_file():  # the gzip header's timestamp may differ; the content may not
-                q = b / "c" / p.relative_to(a / "c")
-                assert gzip.decompress(p.read_bytes()) == gzip.decompress(q.read_bytes())
+    again = tmp_path / "again.zarr"
+    _samples.write_eopf_sample(again)
+    for p in product.rglob("*"):
+        if p.is_file():
+            assert p.read_bytes() == (again / p.relative_to(product)).read_bytes(), p
+
+
+def test_sizes():
+    assert _samples.grid("r10m", "full") == ((10980, 10980), (244, 244), (10980, 10980))
+    assert _samples.grid("r20m", "full") == ((5490, 5490), (183, 183), (5490, 5490))
+    assert _samples.grid("r60m", "full") == ((1830, 1830), (183, 183), (1830, 1830))
+    with pytest.raises(ValueError, match="small, full"):
+        _samples.grid("r10m", "medium")
 
 
 def test_zcast_codecs_in_zarr_python_read_the_same_bits(product):
-    """zcast.zarr's ScaleOffset and CastValue, selected with zcast.zarr.use(), read what
-    zarr-python's own codecs wrote exactly as zarr-python's own codecs read it; and that is
-    zcast's decode of zcast's encode of the source (so zarr-python's encode = zcast's)."""
-    root, written = product
     for band in _samples.BANDS:
-        theirs = zarr_python_read(root / band.path)
+        theirs = zarr_python_read(product / band.path)
         with zz.use():
-            a = zarr.open_array(zarr.storage.LocalStore(root / band.path, read_only=True),
+            a = zarr.open_array(zarr.storage.LocalStore(product / band.path, read_only=True),
                                 mode="r")
             assert [type(f) for f in a.filters] == [zz.ScaleOffset, zz.CastValue]
             ours = a[...]
-        assert ours.dtype == theirs.dtype == np.dtype(band.dtype)
-        np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
         np.testing.assert_array_equal(bits(ours), bits(theirs))
-        source = written[band.path]
-        chain = zcast.Chain.from_array_metadata(root / band.path)
-        dn = chain.encode(source)
-        np.testing.assert_array_equal(bits(ours), bits(chain.decode(dn)))
-        # No data: the source's NaN, plus the dark pixels whose DN clamps to 0.
-        np.testing.assert_array_equal(np.isnan(ours), np.isnan(source) | (dn == 0))
-        assert ((dn == 0) & ~np.isnan(source)).sum() >= 2
-        saturated = chain.decode(np.array([65535], dtype=np.uint16))[0]  # 6.4535 in the type
-        assert (ours == saturated).sum() >= 3 and (dn == 65535).sum() >= 3
-        valid = ~np.isnan(ours) & (dn < 65535)
-        step = 0.5 / _samples.SCALE * (1 + 1e-3 if band.dtype == "float32" else 1 + 1e-9)
-        assert np.max(np.abs(ours[valid] - source[valid])) <= step
 
 
-def test_chain_decodes_the_raw_chunks_and_encodes_them_back(product):
-    """zcast.Chain on the chunk files as they are on disk (gunzip, little-endian uint16): decode
-    gives zarr-python's values; encoding the source chunk (padded with the fill value, as zarr
-    pads edge chunks) gives exactly the DN zarr-python stored."""
-    root, written = product
-    for band in _samples.BANDS:
-        chain = zcast.Chain.from_array_metadata((root / band.path / "zarr.json").read_text())
-        assert chain.remaining_codecs == EXPECTED_CODECS[2:]
-        theirs = zarr_python_read(root / band.path)
-        for (i, j), region in chunk_grid(band):
-            path = root / band.path / "c" / str(i) / str(j)
-            if not path.exists():
-                assert np.isnan(theirs[region]).all()
-                assert chain.decode(np.full(1, chain.encoded_fill_value)).tolist() == [
-                    pytest.approx(np.nan, nan_ok=True)]
-                continue
-            dn = np.frombuffer(gzip.decompress(path.read_bytes()), dtype="<u2").reshape(band.chunks)
-            values = chain.decode(dn)
-            h, w = theirs[region].shape
-            np.testing.assert_array_equal(bits(values[:h, :w]), bits(theirs[region]))
-            assert np.isnan(values[h:, :]).all() and np.isnan(values[:, w:]).all()
-            padded = np.full(band.chunks, np.nan, dtype=band.dtype)
-            padded[:h, :w] = written[band.path][region]
-            np.testing.assert_array_equal(chain.encode(padded), dn)
+# ---- the C reader: every array, bit for bit ------------------------------------------------------
+
+def test_c_reader_reads_every_array_like_zarr_python(product, tmp_path):
+    arrays = all_arrays(product)
+    assert len(arrays) == len(_samples.BANDS) + 6  # and the x, y coordinates (zstd, unsharded)
+    for path in arrays:
+        theirs = zarr_python_read(path)
+        for threads in (1, 2):
+            out = tmp_path / f"{path.name}_{threads}.bin"
+            proc = run_reader("--threads", threads, path, out)
+            assert proc.returncode == 0, proc.stderr
+            ours = np.fromfile(out, dtype=theirs.dtype)
+            assert ours.size == theirs.size, path
+            np.testing.assert_array_equal(bits(ours.reshape(theirs.shape)), bits(theirs))
+            assert not Path(f"{out}.tmp").exists()
 
 
-def _parse_c_output(stdout: str, dtype: np.dtype) -> dict:
-    lines = stdout.splitlines()
-    printed = {}
-    for line in lines:
-        m = re.fullmatch(r"\[(\d+)\] (\S+)", line)
-        if m:
-            printed[int(m.group(1))] = dtype.type(float(m.group(2)))
-    return {"lines": lines, "values": printed}
+def test_c_reader_region_and_timing(product, tmp_path):
+    band = product / _samples.BANDS[0].path  # 1100 x 1000, inner chunks 244
+    for region, sl in (("230:500,990:1000", np.s_[230:500, 990:1000]),
+                       ("0:1,:", np.s_[0:1, :]), (":,3:4", np.s_[:, 3:4]),
+                       ("1099:1100,999:1000", np.s_[1099:1100, 999:1000])):
+        theirs = zarr_python_read(band, sl)
+        out = tmp_path / "r.bin"
+        proc = run_reader("--region", region, "--threads", "2", "--timing", band, out)
+        assert proc.returncode == 0, proc.stderr
+        assert "timing: " in proc.stderr and "decompress" in proc.stderr and "zcast" in proc.stderr
+        np.testing.assert_array_equal(bits(np.fromfile(out, dtype=np.float32)),
+                                      bits(theirs.reshape(-1)))
+    for bad in ("0:1101,:", "5:4,:", "1:2", "a:b,:"):
+        proc = run_reader("--region", bad, band, tmp_path / "bad.bin")
+        assert proc.returncode == 2 and "--region" in proc.stderr
+        assert not (tmp_path / "bad.bin").exists()
 
 
-def test_c_example_reads_every_chunk_like_zarr_python(product, tmp_path):
-    """examples/read_chunk.c through the C API: zcast_chain_create from the zarr.json, the
-    chunk file inflated with zlib, the bytes codec's byte order, zcast_chain_decode; its raw
-    output is compared with zarr-python's own read of the same region, bit for bit."""
-    program = read_chunk_program()
-    root, _ = product
-    compared = partial = 0
-    for band in _samples.BANDS:
-        theirs = zarr_python_read(root / band.path)
-        meta = root / band.path / "zarr.json"
-        dtype = np.dtype(band.dtype)
-        for (i, j), region in chunk_grid(band):
-            chunk = root / band.path / "c" / str(i) / str(j)
-            if not chunk.exists():
-                continue
-            out = tmp_path / f"{band.path.replace('/', '_')}_{i}_{j}.bin"
-            proc = subprocess.run([str(program), str(meta), str(chunk), str(out)],
-                                  capture_output=True, text=True, timeout=60)
-            assert proc.returncode == 0, f"{chunk}: {proc.stderr}"
-            parsed = _parse_c_output(proc.stdout, dtype)
-            n = band.chunks[0] * band.chunks[1]
-            assert parsed["lines"][0] == f'array:   "{band.dtype}"'
-            assert parsed["lines"][1] == (f"chunk:   {chunk.stat().st_size} bytes stored, "
-                                          "compressor gzip")
-            assert parsed["lines"][2] == (
-                f'stored:  {n} x "uint16" (little-endian), fill value 0, codec 2 is '
-                '{"name":"bytes","configuration":{"endian":"little"}}')
-            decoded = np.fromfile(out, dtype=dtype)
-            assert decoded.size == n
-            decoded = decoded.reshape(band.chunks)
-            h, w = theirs[region].shape
-            np.testing.assert_array_equal(np.isnan(decoded[:h, :w]), np.isnan(theirs[region]))
-            np.testing.assert_array_equal(bits(decoded[:h, :w]), bits(theirs[region]))
-            assert np.isnan(decoded[h:, :]).all() and np.isnan(decoded[:, w:]).all()
-            partial += (h, w) != band.chunks
-            # The values it printed (%.17g / %.9g: exact) are those it wrote.
-            assert len(parsed["values"]) == 32
-            for k, v in parsed["values"].items():
-                assert bits(np.array([v])) == bits(decoded.reshape(-1)[k:k + 1]), (chunk, k)
-            compared += 1
-    assert compared == 6 * 11 and partial == 6 * 6
+def test_c_reader_fills_a_missing_shard(product, tmp_path):
+    band = tmp_path / "b02"
+    shutil.copytree(product / _samples.BANDS[0].path, band)
+    (band / "c" / "0" / "0").unlink()
+    theirs = zarr_python_read(band)
+    assert np.isnan(theirs).all()
+    proc = run_reader(band, tmp_path / "out.bin")
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(bits(np.fromfile(tmp_path / "out.bin", dtype=np.float32)),
+                                  bits(theirs.reshape(-1)))
 
 
-def test_c_example_names_what_it_cannot_read(product, tmp_path):
-    program = read_chunk_program()
-    root, _ = product
-    band = root / _samples.BANDS[0].path
-    chunk = band / "c" / "1" / "1"
-    meta = json.loads((band / "zarr.json").read_text())
-    meta["codecs"][3] = {"name": "zstd", "configuration": {"level": 3, "checksum": False}}
-    (tmp_path / "zstd.json").write_text(json.dumps(meta))
-    proc = subprocess.run([str(program), str(tmp_path / "zstd.json"), str(chunk)],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 1
-    assert 'codec 3 is {"name":"zstd"' in proc.stderr and "only gzip" in proc.stderr
-    # A chunk that is not gzip while the metadata says so, and one cut short.
-    shutil.copy(chunk, tmp_path / "cut")
-    (tmp_path / "cut").write_bytes(chunk.read_bytes()[:40])
-    (tmp_path / "raw").write_bytes(gzip.decompress(chunk.read_bytes()))
-    for bad in ("cut", "raw"):
-        proc = subprocess.run([str(program), str(band / "zarr.json"), str(tmp_path / bad)],
-                              capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 1 and "gzip codec 3 failed" in proc.stderr, proc.stderr
-    proc = subprocess.run([str(program), str(band / "zarr.json"), str(band / "c" / "0" / "0")],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 1 and "cannot read" in proc.stderr
+def test_c_reader_reads_a_big_endian_index_and_chunks(product, tmp_path):
+    """The same band rewritten with bytes big-endian, inside and for the index: read the same."""
+    src = product / _samples.BANDS[4].path
+    values = zarr_python_read(src)
+    meta = json.loads((src / "zarr.json").read_text())
+    conf = meta["codecs"][0]["configuration"]
+    conf["codecs"][2]["configuration"]["endian"] = "big"
+    conf["index_codecs"][0]["configuration"]["endian"] = "big"
+    dst = tmp_path / "be"
+    with zarr.config.set(_samples.ZARR_PYTHON_CODECS):
+        a = zarr.create_array(zarr.storage.LocalStore(dst), shape=values.shape, dtype="float32",
+                              chunks=meta["chunk_grid"]["configuration"]["chunk_shape"],
+                              serializer=meta["codecs"][0], filters=None, compressors=None,
+                              fill_value=np.nan, config={"write_empty_chunks": False})
+        a[...] = values
+    assert json.loads((dst / "zarr.json").read_text())["codecs"][0] == meta["codecs"][0]
+    proc = run_reader(dst, tmp_path / "out.bin")
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(bits(np.fromfile(tmp_path / "out.bin", dtype=np.float32)),
+                                  bits(values.reshape(-1)))
+
+
+# ---- the C reader: bad data gives a clear error and no OUT ---------------------------------------
+
+@pytest.fixture()
+def band_copy(product, tmp_path):
+    band = tmp_path / "b02"
+    shutil.copytree(product / _samples.BANDS[0].path, band)
+    return band
+
+
+def expect_failure(band: Path, out: Path, *words: str) -> str:
+    out.write_bytes(b"old")  # a previous OUT stays untouched
+    proc = run_reader("--threads", "2", band, out)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == ""
+    for w in words:
+        assert w in proc.stderr, proc.stderr
+    assert out.read_bytes() == b"old" and not Path(f"{out}.tmp").exists()
+    assert len(proc.stderr) < 2000
+    return proc.stderr
+
+
+N_INNER = 25  # small r10m: a 5 x 5 shard of 244^2 inner chunks
+
+
+def test_truncated_shard(band_copy, tmp_path):
+    shard = band_copy / "c" / "0" / "0"
+    data = shard.read_bytes()
+    shard.write_bytes(data[:-1000])  # the index is at the end: what is read there is not one
+    expect_failure(band_copy, tmp_path / "out", f"{shard}: chunk (0, 0)", "crc32c mismatch",
+                   "corrupt or truncated")
+    shard.write_bytes(data[:100])
+    expect_failure(band_copy, tmp_path / "out", f"{shard}: chunk (0, 0)", "truncated shard",
+                   "100 bytes, less than its 404-byte index")
+    # The index intact, the data before it cut: an inner chunk lies outside the shard.
+    parts = shard_parts(data, N_INNER)
+    whole = build_shard(parts)
+    index = whole[-16 * N_INNER - 4:]
+    shard.write_bytes(whole[:len(whole) - len(index) - 50] + index)
+    expect_failure(band_copy, tmp_path / "out", "inner chunk 24", "lie outside the shard")
+
+
+def test_crc_mismatch(band_copy, tmp_path):
+    shard = band_copy / "c" / "0" / "0"
+    data = bytearray(shard.read_bytes())
+    data[-1] ^= 0x01
+    shard.write_bytes(bytes(data))
+    expect_failure(band_copy, tmp_path / "out", f"{shard}: chunk (0, 0)",
+                   "shard index crc32c mismatch")
+    data[-1] ^= 0x01
+    data[-20] ^= 0x80  # an index entry, the stored checksum intact
+    shard.write_bytes(bytes(data))
+    expect_failure(band_copy, tmp_path / "out", "crc32c mismatch")
+
+
+def test_unknown_codec(band_copy, tmp_path):
+    meta = json.loads((band_copy / "zarr.json").read_text())
+    meta["codecs"][0]["configuration"]["codecs"][3] = {"name": "lz4x", "configuration": {}}
+    (band_copy / "zarr.json").write_text(json.dumps(meta))
+    expect_failure(band_copy, tmp_path / "out", str(band_copy / "zarr.json"),
+                   "codecs[0]: sharding_indexed: codecs[3]", 'unknown codec "lz4x"')
+    meta["codecs"][0]["configuration"]["codecs"][2] = {"name": "vlen-utf8"}
+    (band_copy / "zarr.json").write_text(json.dumps(meta))
+    expect_failure(band_copy, tmp_path / "out", 'codec "vlen-utf8" is not supported')
+
+
+def test_undecodable_value(band_copy, tmp_path):
+    """The same DN read as float16: DN 65535 (at the band's last pixel) is beyond float16 and
+    cast_value has no out_of_range, so the decode fails (R-spec: an error, not a clamp)."""
+    meta = json.loads((band_copy / "zarr.json").read_text())
+    meta["data_type"] = "float16"
+    (band_copy / "zarr.json").write_text(json.dumps(meta))
+    err = expect_failure(band_copy, tmp_path / "out", "chunk (0, 0), inner chunk (4, 4)",
+                         "a value fails to decode", "65535")
+    assert "float16" in err
+
+
+def test_wrong_element_count(band_copy, tmp_path):
+    import numcodecs
+    shard = band_copy / "c" / "0" / "0"
+    parts = shard_parts(shard.read_bytes(), N_INNER)
+    blosc = numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.SHUFFLE)
+    for count in (244 * 244 - 1, 244 * 244 + 1):
+        parts[7] = blosc.encode(np.ones(count, dtype="<u2"))
+        shard.write_bytes(build_shard(parts))
+        expect_failure(band_copy, tmp_path / "out", "inner chunk (1, 2)",
+                       f"{2 * count} bytes", "119072")
+
+
+@pytest.fixture(scope="module")
+def gzip_bomb() -> bytes:
+    """512 MiB of zeros in 64 gzip members (one gzip stream, 0.5 MB): inflating it whole takes
+    512 MiB; a reader that stops at the expected size takes a few hundred KiB."""
+    import gzip
+    return gzip.compress(bytes(8 << 20), compresslevel=6) * 64
+
+
+def max_child_rss_mib() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def test_gzip_bomb_in_a_shard(band_copy, tmp_path, gzip_bomb):
+    import gzip
+    meta = json.loads((band_copy / "zarr.json").read_text())
+    meta["codecs"][0]["configuration"]["codecs"][3] = {"name": "gzip", "configuration": {"level": 6}}
+    (band_copy / "zarr.json").write_text(json.dumps(meta))
+    shard = band_copy / "c" / "0" / "0"
+    parts = shard_parts(shard.read_bytes(), N_INNER)
+    gz = [None if p is None else gzip.compress(np.full(244 * 244, 1, "<u2").tobytes()) for p in parts]
+    gz[12] = gzip_bomb
+    shard.write_bytes(build_shard(gz))
+    assert max_child_rss_mib() < 300, "an earlier child already used too much to tell"
+    expect_failure(band_copy, tmp_path / "out", "inner chunk (2, 2)",
+                   "more than the 119072 bytes expected")
+    assert max_child_rss_mib() < 300
+
+
+# ---- the one-chunk form (issue 10, item 11) -----------------------------------------------------
+
+GZIP_EXAMPLE = REPO / "examples" / "data" / "reflectance_gzip"
+
+
+def test_one_chunk_form_checks_the_element_count(tmp_path):
+    import gzip
+    good = gzip.decompress((GZIP_EXAMPLE / "c" / "0" / "0").read_bytes())
+    assert len(good) == 32  # 4 x 4 uint16
+    proc = run_reader(GZIP_EXAMPLE / "zarr.json", GZIP_EXAMPLE / "c" / "0" / "0", tmp_path / "ok")
+    assert proc.returncode == 0 and (tmp_path / "ok").stat().st_size == 16 * 8
+    for data in (good[:-2], good + b"\0\0"):
+        (tmp_path / "chunk").write_bytes(gzip.compress(data))
+        proc = run_reader(GZIP_EXAMPLE / "zarr.json", tmp_path / "chunk", tmp_path / "out")
+        assert proc.returncode == 1 and proc.stdout == ""
+        assert str(tmp_path / "chunk") in proc.stderr
+        assert (f"{len(data)} bytes" in proc.stderr and "expected 32" in proc.stderr) or \
+            "more than the 32 bytes expected" in proc.stderr, proc.stderr
+        assert not (tmp_path / "out").exists() and not (tmp_path / "out.tmp").exists()
+
+
+def test_one_chunk_form_stops_a_gzip_bomb(tmp_path, gzip_bomb):
+    (tmp_path / "bomb").write_bytes(gzip_bomb)
+    assert max_child_rss_mib() < 300, "an earlier child already used too much to tell"
+    proc = run_reader(GZIP_EXAMPLE / "zarr.json", tmp_path / "bomb", tmp_path / "out")
+    assert proc.returncode == 1 and "more than the 32 bytes expected" in proc.stderr, proc.stderr
+    assert max_child_rss_mib() < 300
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_chunk_form_reads_an_inner_chunk_shard(product, tmp_path):
+    """The one-chunk form on a shard: the whole shard shape, fill where the band ends."""
+    band = _samples.BANDS[7]  # r60m: 184 x 167 in a 244 x 183 shard
+    path = product / band.path
+    proc = run_reader(path / "zarr.json", path / "c" / "0" / "0", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "compressor blosc (inside sharding_indexed)" in proc.stdout
+    shape, _, shard = _samples.grid(band.resolution)
+    ours = np.fromfile(tmp_path / "out", dtype=np.float32).reshape(shard)
+    np.testing.assert_array_equal(bits(ours[:shape[0], :shape[1]]), bits(zarr_python_read(path)))
+    assert np.isnan(ours[shape[0]:]).all() and np.isnan(ours[:, shape[1]:]).all()

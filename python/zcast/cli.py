@@ -5,7 +5,7 @@
     zcast inspect PATH              a Zarr array's codec chain, data type and fill value per step
     zcast convert SRC DST --data-type T [--scale S --offset O]
                                     rewrite a Zarr array with [scale_offset,] cast_value added
-    zcast sample-eopf DIR           write a small EOPF-like Sentinel-2 product (zarr-python's codecs)
+    zcast sample-eopf DIR           write a Sentinel-2 product in the EOPF layout (zarr-python's codecs)
     zcast bench [--size N] [--json] [--quick]   zcast beside the other implementations: GB/s
 
 Each subcommand has --help and lives in its own module (zcast._cli_demo, _cli_cast,
@@ -40,42 +40,12 @@ _VALUE_OPTIONS = ("--map", "--decode-map", "--scale", "--offset")
 
 
 def cmd_sample_eopf(args: argparse.Namespace) -> int:
-    import zarr
+    from zcast import _samples  # the command lives with the sample it writes
 
-    from zcast import _samples
-
-    if not all(hasattr(zarr.codecs, c) for c in ("ScaleOffset", "CastValue")):
-        raise CliError(f"the sample is written by zarr-python's own scale_offset and cast_value: "
-                       f"they need zarr >= 3.2 (this is {zarr.__version__})")
     try:
-        import cast_value_rs  # noqa: F401 - the engine of zarr.codecs.CastValue
-    except ImportError:
-        raise CliError("zarr-python's own cast_value needs cast-value-rs "
-                       "(pip install cast-value-rs)") from None
-    root = Path(args.dir)
-    if root.exists():
-        raise CliError(f"{root} already exists; choose a new directory")
-    written = _samples.write_eopf_sample(root, seed=args.seed)
-    print(f"wrote {root}: an EOPF-like Sentinel-2 L2A product (synthetic, seed {args.seed}), "
-          f"written by zarr-python {zarr.__version__}'s own scale_offset and cast_value")
-    rows = []
-    for band in _samples.BANDS:
-        data = written[band.path]
-        grid = [-(-s // c) for s, c in zip(band.shape, band.chunks)]
-        stored = sum(1 for p in (root / band.path / "c").rglob("*") if p.is_file())
-        rows.append([band.path, band.dtype, "x".join(map(str, band.shape)),
-                     "x".join(map(str, band.chunks)), f"{stored} of {grid[0] * grid[1]}",
-                     f"{np.isnan(data).mean():.0%}"])
-    print(_table(["array", "data_type", "shape", "chunks", "chunk files", "NaN"], rows,
-                 left=(0, 1)))
-    print(f"codecs of each band: scale_offset {{offset {_samples.OFFSET}, scale {_samples.SCALE}}}, "
-          f"cast_value {{uint16, nearest-even, clamp, NaN <-> 0}}, bytes, gzip "
-          f"{_samples.GZIP_LEVEL}; a chunk that is all no-data is not stored (it reads as NaN).")
-    b04 = root / _samples.BANDS[2].path
-    print("read it with zcast:")
-    print(f"  zcast inspect {b04}")
-    print(f"  build/release/zcast_read_chunk {b04 / 'zarr.json'} {b04 / 'c' / '2' / '1'} out.bin")
-    return 0
+        return _samples.sample_eopf_command(args.dir, size=args.size, seed=args.seed)
+    except _samples.SampleError as e:
+        raise CliError(str(e)) from None
 
 
 
@@ -95,15 +65,18 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_inspect.add_parser(sub)
     _cli_convert.add_parser(sub)
 
-    p = sub.add_parser("sample-eopf", help="write a small EOPF-like Sentinel-2 product with "
-                       "zarr-python's own scale_offset and cast_value",
-                       description="Writes a deterministic, synthetic EOPF-like Sentinel-2 L2A "
-                       "product into the new directory DIR: float64 (10 m) and float32 (20 m) "
-                       "reflectance with NaN no-data, stored as scale_offset + cast_value to "
-                       "uint16 (NaN <-> 0), bytes and gzip, in several chunks including partial "
-                       "ones. The codecs used are zarr-python's own (zarr.codecs.ScaleOffset and "
-                       "CastValue), so zcast's readers are checked on data they did not write.")
+    p = sub.add_parser("sample-eopf", help="write a synthetic Sentinel-2 product in the EOPF "
+                       "layout with zarr-python's own scale_offset and cast_value",
+                       description="Writes a deterministic, synthetic Sentinel-2 L2A product in "
+                       "the exact layout of EOPF Zarr products into the new directory DIR: float32 "
+                       "reflectance bands at 10, 20 and 60 m with NaN no-data, each one shard "
+                       "(sharding_indexed, crc32c index) of inner chunks stored as scale_offset + "
+                       "cast_value to uint16 (NaN <-> 0), bytes and blosc zstd, with partial edge "
+                       "chunks and inner chunks never written. The codecs used are zarr-python's "
+                       "own, so zcast's readers are checked on data they did not write.")
     p.add_argument("dir", metavar="DIR", help="the product directory to create")
+    p.add_argument("--size", choices=("small", "full"), default="small",
+                   help="small (default): seconds to write; full: the real 10980 x 10980 bands")
     p.add_argument("--seed", type=int, default=_SAMPLE_SEED,
                    help="data seed (default: %(default)s)")
     p.set_defaults(func=cmd_sample_eopf)
