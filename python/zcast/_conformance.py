@@ -27,6 +27,8 @@ package data), else in the source checkout's ``conformance/``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
 import math
 import sys
@@ -133,16 +135,26 @@ def _to_hex(arr: np.ndarray) -> str:
 
 # ---- implementations: each returns "ok <hex>", "cast-failure <index or ?>" or "invalid-metadata"
 
-def _run_zcast(case: Case) -> str:
+@functools.lru_cache(maxsize=64)
+def _zcast_chain(codecs: str, data_type: str, fill: str | None) -> Any:
+    """The bound chain, or the MetadataError (binding builds the kernels' tables: once per
+    configuration, not per case)."""
     from zcast import _zcast
     from zcast._chain import Chain
+    from zcast._errors import MetadataError
+    try:
+        return Chain(_zcast.Chain.from_codecs(codecs, data_type, fill))
+    except MetadataError as err:
+        return err
+
+
+def _run_zcast(case: Case) -> str:
     from zcast._errors import CastError, MetadataError
     line = case.line
     fill = line["fill_value"]
-    try:
-        chain = Chain(_zcast.Chain.from_codecs(case.raw_codecs, line["data_type"],
-                                               None if fill is None else _exact_json(fill)))
-    except MetadataError:
+    chain = _zcast_chain(case.raw_codecs, line["data_type"],
+                         None if fill is None else _exact_json(fill))
+    if isinstance(chain, MetadataError):
         return "invalid-metadata"
     decode = line["direction"] == "decode"
     src = chain.encoded_data_type if decode else chain.data_type
@@ -163,7 +175,8 @@ def _run_zcast(case: Case) -> str:
 def _zarr_types_check(case: Case, permitted: set[str], who: str) -> None:
     names = [case.line["data_type"]]
     for codec in case.line["codecs"]:
-        dt = codec.get("configuration", {}).get("data_type") if isinstance(codec, dict) else None
+        config = codec.get("configuration") if isinstance(codec, dict) else None
+        dt = config.get("data_type") if isinstance(config, dict) else None
         names.append(dt.get("name") if isinstance(dt, dict) else dt)
     for n in names:
         if isinstance(n, str) and n in _dtypes.DATA_TYPES and n not in permitted:
@@ -172,12 +185,14 @@ def _zarr_types_check(case: Case, permitted: set[str], who: str) -> None:
 
 def _run_zarr(case: Case) -> str:
     import zarr
-    from zarr.codecs.cast_value import PERMITTED_DATA_TYPE_NAMES
     from zarr.core.array_spec import ArrayConfig, ArraySpec
     from zarr.core.buffer import default_buffer_prototype
     from zarr.core.dtype import get_data_type_from_json
     line = case.line
-    _zarr_types_check(case, set(PERMITTED_DATA_TYPE_NAMES), f"zarr-python {zarr.__version__}")
+    # zarr-python 3.4.2's cast_value names all 26 types, but zarr has dtypes for the 11 numpy
+    # ones only (the others reach it from zcast's own zarr.data_type entry points, which must not
+    # be measured here) and its backend, cast-value-rs 0.5.1, casts those 11 only.
+    _zarr_types_check(case, NUMPY_TYPES, f"zarr-python {zarr.__version__}")
     classes = {"cast_value": zarr.codecs.CastValue, "scale_offset": zarr.codecs.ScaleOffset}
     decode = line["direction"] == "decode"
     try:
@@ -195,7 +210,12 @@ def _run_zarr(case: Case) -> str:
             codec = classes[name].from_dict(meta)
             codec.validate(shape=spec.shape, dtype=spec.dtype, chunk_grid=None)
             specs.append(spec)
-            spec = codec.resolve_metadata(spec)
+            if line["fill_value"] is None:
+                # No fill value in the case: zarr needs one, but it must not decide the case
+                # (e.g. the default 0 through scale_offset{offset: 1} into uint8 underflows).
+                spec = dataclasses.replace(spec, dtype=getattr(codec, "dtype", spec.dtype))
+            else:
+                spec = codec.resolve_metadata(spec)
             codecs.append(codec)
     except Exception:  # noqa: BLE001 - any rejection of the metadata
         return "invalid-metadata"
@@ -303,10 +323,76 @@ class Report:
         return sum(getattr(t, what) for t in self.by_category.values())
 
 
-def _matches(want: str, got: str, exact_index: bool) -> bool:
+def output_type(line: dict[str, Any]) -> str:
+    """The data type of a case's output elements, from its metadata alone."""
+    if line["direction"] == "decode":
+        return line["data_type"]
+    name = line["data_type"]
+    for codec in line["codecs"]:
+        if isinstance(codec, dict) and codec.get("name") == "cast_value":
+            dt = codec["configuration"]["data_type"]
+            name = dt["name"] if isinstance(dt, dict) else dt
+    return name
+
+
+_FNUZ = ("float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz")
+
+
+def _ieee_fields(name: str) -> tuple[int, int] | None:
+    """(mantissa bits, exponent bits) of the IEEE-like float types (the ones with Inf)."""
+    if name not in ("float8_e3m4", "float8_e4m3", "float8_e5m2", "bfloat16", "float16",
+                    "float32", "float64"):
+        return None
+    import ml_dtypes
+    info = ml_dtypes.finfo(_dtypes.numpy_dtype(name))
+    return int(info.nmant), int(info.nexp)
+
+
+def _nan_test(name: str) -> Callable[[int], bool]:
+    """Whether an encoding of the type is a NaN (semantics.md's type table)."""
+    if name in _FNUZ:
+        return lambda b: b == 0x80
+    if name == "float8_e8m0fnu":
+        return lambda b: b == 0xFF
+    fields = _ieee_fields(name)
+    if fields is None:
+        return lambda b: False
+    m, e = fields
+    return lambda b: (b >> m) & ((1 << e) - 1) == (1 << e) - 1 and b & ((1 << m) - 1) != 0
+
+
+def _same_output(case: Case, want_hex: str, got_hex: str) -> bool:
+    """Equal bytes, except that an expected NaN matches any NaN: the specification requires NaN
+    to be propagated but neither its payload nor its sign ("Payload preservation is not
+    required"); zcast's canonical quiet NaN with the sign kept (R3) and its unchanged NaN through
+    scale_offset (R23) are one valid answer. In scalar-map cases a NaN must match exactly: a
+    mapped value is emitted as written (R10)."""
+    if want_hex == got_hex:
+        return True
+    if len(want_hex) != len(got_hex):
+        return False
+    name = output_type(case.line)
+    size = 2 * _dtypes.numpy_dtype(name).itemsize
+    is_nan = _nan_test(name)
+    for i in range(0, len(want_hex), size):
+        w = int.from_bytes(bytes.fromhex(want_hex[i:i + size]), "little")
+        g = int.from_bytes(bytes.fromhex(got_hex[i:i + size]), "little")
+        if w != g and not (case.category != "scalar-map" and is_nan(w) and is_nan(g)):
+            return False
+    return True
+
+
+def _matches(case: Case, want: str, got: str, strict: bool) -> bool:
+    """strict (zcast): the exact bytes and the failing index. Otherwise a cast failure at an
+    unreported index ("?") passes, and NaN payloads and signs are free (_same_output)."""
     if want == got:
         return True
-    return (not exact_index and want.startswith("cast-failure ") and got == "cast-failure ?")
+    if strict:
+        return False
+    if want.startswith("cast-failure ") and got == "cast-failure ?":
+        return True
+    return (want.startswith("ok ") and got.startswith("ok ") and
+            _same_output(case, want[3:], got[3:]))
 
 
 def run(impl: str, cases: list[Case]) -> Report:
@@ -328,7 +414,7 @@ def run(impl: str, cases: list[Case]) -> Report:
             got = f"crash: {type(err).__name__}: {err}"
         t.run += 1
         want = case.want()
-        if _matches(want, got, exact_index=impl == "zcast"):
+        if _matches(case, want, got, strict=impl == "zcast"):
             t.passed += 1
             continue
         t.failed += 1
