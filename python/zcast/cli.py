@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from zcast import _bench  # zcast bench: the side-by-side benchmark (its own module)
     _bench.add_parser(sub)
+    __import__("zcast._conformance")._conformance.add_parser(sub)  # zcast conformance (own module)
     return parser
 
 
