@@ -21,6 +21,16 @@ struct JsonValue {
   std::vector<JsonValue> array;
   std::vector<std::pair<std::string, JsonValue>> object;  // document order, keys unique
 
+  // Declared here and defaulted in json.cc, where JsonValue is complete: the members above are
+  // containers of JsonValue itself, and with libstdc++ 12 clang instantiates the implicit special
+  // members of std::pair<std::string, JsonValue> while JsonValue is still incomplete.
+  JsonValue();
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+  ~JsonValue();
+
   const JsonValue* Find(std::string_view key) const;  // nullptr when absent
   // Compact serialization (numbers written as their lexeme), e.g. {"a":[1,"NaN"]}.
   std::string Dump() const;
