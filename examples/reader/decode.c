@@ -58,20 +58,23 @@ static int intersect(int ndim, const uint64_t* origin, const uint64_t* shape, co
   return 1;
 }
 
-/* Copies (src != NULL: from the chunk buffer at `origin` of `shape`) or fills (src == NULL: with
- * the element `fill`) the box `part` of the region buffer `dst`. Rows of the last dimension are
- * contiguous on both sides: one memcpy each. */
-static void copy_box(int ndim, const rd_box* region, unsigned char* dst, const uint64_t* origin,
-                     const uint64_t* shape, const unsigned char* src, const unsigned char* fill,
-                     size_t size, const rd_box* part) {
+/* Writes the box `part` of the region buffer `dst` (elements of `size` bytes): from the chunk
+ * buffer `src` at `origin` of `shape` (src != NULL), decoding each row with `chain` on the way
+ * when it is not NULL (src then holds encoded elements of `src_size` bytes), or with the element
+ * `fill` (src == NULL). Rows of the last dimension are contiguous on both sides: one memcpy or
+ * one zcast_chain_decode each. 0, or -1 when an element fails to decode (the caller reports it). */
+static int write_box(int ndim, const rd_box* region, unsigned char* dst, const uint64_t* origin,
+                     const uint64_t* shape, const unsigned char* src, size_t src_size,
+                     const zcast_chain* chain, const unsigned char* fill, size_t size,
+                     const rd_box* part) {
   uint64_t idx[RD_MAX_DIMS] = {0};
-  size_t row = (size_t)part->count[ndim - 1] * size, k;
+  size_t w = (size_t)part->count[ndim - 1], row = w * size, k;
   unsigned char* fill_row = NULL;
-  int d;
+  int d, rc = 0;
   if (!src) {
     fill_row = (unsigned char*)malloc(row ? row : 1);
     if (!fill_row) abort();
-    for (k = 0; k < part->count[ndim - 1]; ++k) memcpy(fill_row + k * size, fill, size);
+    for (k = 0; fill && k < w; ++k) memcpy(fill_row + k * size, fill, size);
   }
   for (;;) {
     uint64_t doff = 0, soff = 0;
@@ -80,7 +83,12 @@ static void copy_box(int ndim, const rd_box* region, unsigned char* dst, const u
       doff = doff * region->count[d] + (p - region->start[d]);
       soff = soff * shape[d] + (p - origin[d]);
     }
-    memcpy(dst + doff * size, src ? src + soff * size : fill_row, row);
+    if (!chain) {
+      memcpy(dst + doff * size, src ? src + soff * size : fill_row, row);
+    } else if (zcast_chain_decode(chain, src + soff * src_size, w, dst + doff * size) != ZCAST_OK) {
+      rc = -1;
+      break;
+    }
     for (d = ndim - 2; d >= 0; --d) {
       if (++idx[d] < part->count[d]) break;
       idx[d] = 0;
@@ -88,6 +96,14 @@ static void copy_box(int ndim, const rd_box* region, unsigned char* dst, const u
     if (d < 0) break;
   }
   free(fill_row);
+  return rc;
+}
+
+/* A copy (chunk buffer -> region) or a fill: write_box without decoding. */
+static void copy_box(int ndim, const rd_box* region, unsigned char* dst, const uint64_t* origin,
+                     const uint64_t* shape, const unsigned char* src, const unsigned char* fill,
+                     size_t size, const rd_box* part) {
+  write_box(ndim, region, dst, origin, shape, src, size, NULL, fill, size, part);
 }
 
 /* ---- one shard's index ---- */
@@ -156,15 +172,61 @@ static void inner_position(const rd_level* level, size_t k, uint64_t* origin, ch
   snprintf(text + used, text_size - used, ")");
 }
 
+/* Undoes the compressors (last first) and the bytes codec of a plain (unsharded) level: a new
+ * buffer of the chunk's encoded elements, native-endian (free it), or NULL with `err`. Only the
+ * first compressor's output size is known exactly (the chunk's elements); the others are bounded
+ * (incompressible data grows a little). */
+static unsigned char* undo_bytes(const rd_level* level, const unsigned char* data, size_t size,
+                                 const char* where, rd_timers* timers, char* err) {
+  size_t expected = level->chunk_elements * level->enc_size, cur_size = size;
+  const unsigned char* in = data;
+  unsigned char* cur = NULL;
+  double t0 = rd_now(), t1;
+  char e[RD_ERROR_SIZE];
+  int k;
+  for (k = level->n_compressors - 1; k >= 0; --k) {
+    int exact = k == 0;
+    size_t limit = exact ? expected : expected + expected / 8 + 65536, got = 0;
+    unsigned char* next = rd_decompress(level->compressors[k], in, cur_size, limit, exact, &got, e);
+    t1 = rd_now();
+    timers->decompress += t1 - t0;
+    t0 = t1;
+    free(cur);
+    cur = NULL;
+    if (!next) {
+      snprintf(err, RD_ERROR_SIZE, "%s: %s", where, e);
+      return NULL;
+    }
+    cur = next;
+    in = cur;
+    cur_size = got;
+  }
+  if (cur_size != expected) {
+    snprintf(err, RD_ERROR_SIZE, "%s: %llu bytes, expected %llu (%llu elements of %s): wrong "
+             "element count", where, (ull)cur_size, (ull)expected, (ull)level->chunk_elements,
+             level->enc_type);
+    free(cur);
+    return NULL;
+  }
+  if (!cur) { /* no compressor: a private copy to swap in place */
+    cur = (unsigned char*)malloc(expected + 1);
+    if (!cur) { snprintf(err, RD_ERROR_SIZE, "%s: out of memory", where); return NULL; }
+    memcpy(cur, data, expected);
+  }
+  if (level->enc_size > 1 && level->big_endian == host_is_little_endian())
+    swap_elements(cur, level->chunk_elements, level->enc_size);
+  timers->other += rd_now() - t0;
+  return cur;
+}
+
 /* ---- one chunk ---- */
 
 int rd_decode_chunk(const rd_level* level, const unsigned char* data, size_t size,
                     const char* where, void* out, rd_timers* timers, char* err) {
-  size_t expected = level->chunk_elements * level->enc_size, cur_size = size;
-  unsigned char *cur = NULL, *encoded = NULL;
+  size_t expected = level->chunk_elements * level->enc_size;
+  unsigned char* encoded = NULL;
   int k, rc = -1;
   double t0 = rd_now(), t1;
-  char e[RD_ERROR_SIZE];
 
   if (level->inner) { /* a shard: decode each inner chunk into the shard's (encoded) buffer */
     uint64_t* entries = (uint64_t*)malloc(16 * level->inner_count + 1);
@@ -203,44 +265,9 @@ int rd_decode_chunk(const rd_level* level, const unsigned char* data, size_t siz
     rc = -1;
     t0 = rd_now();
   } else {
-    /* Undo the compressors, last first; only the first one's output size is known exactly
-     * (the chunk's elements); the others are bounded (incompressible data grows a little). */
-    const unsigned char* in = data;
-    for (k = level->n_compressors - 1; k >= 0; --k) {
-      int exact = k == 0;
-      size_t limit = exact ? expected : expected + expected / 8 + 65536, got = 0;
-      unsigned char* next = rd_decompress(level->compressors[k], in, cur_size, limit, exact, &got, e);
-      t1 = rd_now();
-      timers->decompress += t1 - t0;
-      t0 = t1;
-      free(cur);
-      cur = NULL;
-      if (!next) {
-        snprintf(err, RD_ERROR_SIZE, "%s: %s", where, e);
-        return -1;
-      }
-      cur = next;
-      in = cur;
-      cur_size = got;
-    }
-    if (cur_size != expected) {
-      snprintf(err, RD_ERROR_SIZE, "%s: %llu bytes, expected %llu (%llu elements of %s): wrong "
-               "element count", where, (ull)cur_size, (ull)expected, (ull)level->chunk_elements,
-               level->enc_type);
-      free(cur);
-      return -1;
-    }
-    if (!cur) { /* no compressor: a private copy to swap in place */
-      cur = (unsigned char*)malloc(expected + 1);
-      if (!cur) { snprintf(err, RD_ERROR_SIZE, "%s: out of memory", where); return -1; }
-      memcpy(cur, data, expected);
-    }
-    if (level->enc_size > 1 && level->big_endian == host_is_little_endian())
-      swap_elements(cur, level->chunk_elements, level->enc_size);
-    encoded = cur;
-    t1 = rd_now();
-    timers->other += t1 - t0;
-    t0 = t1;
+    encoded = undo_bytes(level, data, size, where, timers, err);
+    if (!encoded) return -1;
+    t0 = rd_now();
   }
   /* The array -> array codecs, all in one pass. */
   if (!level->chain_owns_codecs) {
@@ -333,6 +360,29 @@ static int run_unit(pool* p, unit* u, rd_timers* timers) {
     timers->other += rd_now() - t0;
     free(file);
     return 0;
+  }
+  if (!level->inner && level->chain_owns_codecs) {
+    /* Straight into the output, one zcast_chain_decode per row of the part inside the region:
+     * no decoded copy of the chunk to move afterwards. */
+    unsigned char* encoded = undo_bytes(level, data, size, u->where, timers, err);
+    if (!encoded) { fail_pool(p, err); goto done; }
+    t0 = rd_now();
+    if (write_box(ndim, p->region, p->out, u->origin, level->chunk_shape, encoded, level->enc_size,
+                  level->chain, NULL, level->dec_size, &part) != 0) {
+      /* Once more over the whole chunk, for the message's chunk-relative element index. */
+      chunk = (unsigned char*)malloc(level->chunk_elements * level->dec_size + 1);
+      if (chunk && zcast_chain_decode(level->chain, encoded, level->chunk_elements, chunk) == ZCAST_OK)
+        snprintf(err, sizeof err, "%s: a value fails to decode", u->where); /* not reached */
+      else
+        snprintf(err, sizeof err, "%s: a value fails to decode: %s", u->where, zcast_last_error());
+      free(encoded);
+      fail_pool(p, err);
+      goto done;
+    }
+    timers->zcast += rd_now() - t0;
+    free(encoded);
+    rc = 0;
+    goto done;
   }
   chunk = (unsigned char*)malloc(level->chunk_elements * level->dec_size + 1);
   if (!chunk) { fail_pool(p, "out of memory"); goto done; }
