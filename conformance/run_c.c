@@ -8,7 +8,9 @@
  * A template for other C and C++ implementations: replace run_case()'s four zcast calls (create
  * the chain from the case's codecs, data type and fill value; encode or decode; read the failing
  * element's index; destroy) with your own. Everything else (finding the .jsonl files, reading a
- * line, hex, comparing, the table) is independent of zcast. POSIX (opendir) and C99.
+ * line, hex, comparing, the table) is independent of zcast. POSIX (opendir) and C99. The
+ * comparison is exact, as zcast's own results must be; another implementation may let an
+ * expected NaN match any NaN of the output type outside the scalar-map cases (README.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
