@@ -185,7 +185,8 @@ void Chains(Files& f) {
   // Integer scale_offset then wrap (what numcodecs.fixedscaleoffset means, R25), and its
   // decode, which must divide exactly (R24).
   const std::string wrap = R"([{"name":"scale_offset","configuration":{"offset":100,"scale":3}},)"
-                           R"({"name":"cast_value","configuration":{"data_type":"int8","out_of_range":"wrap"}}])";
+                           R"({"name":"cast_value","configuration":)"
+                           R"({"data_type":"int8","out_of_range":"wrap"}}])";
   AddHand(f, file, Hand{"chain/int16-scale-offset-wrap/encode", "range", {"R5", "R24"}, D::int16,
                         std::nullopt, wrap, false, D::int16, {200, 101, 90}, D::int8, kOk,
                         {44, 3, 0xe2}, 0});

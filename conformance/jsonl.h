@@ -18,13 +18,13 @@ typedef struct jsonl_span {
   const char* end; /* one past the last character */
 } jsonl_span;
 
-static const char* jsonl_skip_ws(const char* p, const char* end) {
+static inline const char* jsonl_skip_ws(const char* p, const char* end) {
   while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
   return p;
 }
 
 /* One past the end of the JSON value starting at p (NULL if malformed). */
-static const char* jsonl_skip_value(const char* p, const char* end) {
+static inline const char* jsonl_skip_value(const char* p, const char* end) {
   int depth = 0;
   p = jsonl_skip_ws(p, end);
   do {
@@ -51,7 +51,7 @@ static const char* jsonl_skip_value(const char* p, const char* end) {
 }
 
 /* Finds member `key` of the object spanning [p, end); 1 and *out on success, 0 if absent. */
-static int jsonl_member(const char* p, const char* end, const char* key, jsonl_span* out) {
+static inline int jsonl_member(const char* p, const char* end, const char* key, jsonl_span* out) {
   size_t key_len = strlen(key);
   p = jsonl_skip_ws(p, end);
   if (p >= end || *p != '{') return 0;
@@ -84,14 +84,14 @@ static int jsonl_member(const char* p, const char* end, const char* key, jsonl_s
 
 /* The contents of a JSON string value without its quotes (the vectors' strings have no
  * escapes); 0 if the span is not a string. */
-static int jsonl_string(jsonl_span v, jsonl_span* out) {
+static inline int jsonl_string(jsonl_span v, jsonl_span* out) {
   if (v.end - v.begin < 2 || *v.begin != '"' || v.end[-1] != '"') return 0;
   out->begin = v.begin + 1;
   out->end = v.end - 1;
   return 1;
 }
 
-static int jsonl_equals(jsonl_span v, const char* text) {
+static inline int jsonl_equals(jsonl_span v, const char* text) {
   size_t n = strlen(text);
   return (size_t)(v.end - v.begin) == n && memcmp(v.begin, text, n) == 0;
 }

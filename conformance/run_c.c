@@ -8,7 +8,9 @@
  * A template for other C and C++ implementations: replace run_case()'s four zcast calls (create
  * the chain from the case's codecs, data type and fill value; encode or decode; read the failing
  * element's index; destroy) with your own. Everything else (finding the .jsonl files, reading a
- * line, hex, comparing, the table) is independent of zcast. POSIX (opendir) and C99.
+ * line, hex, comparing, the table) is independent of zcast. POSIX (opendir) and C99. The
+ * comparison is exact, as zcast's own results must be; another implementation may let an
+ * expected NaN match any NaN of the output type outside the scalar-map cases (README.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -198,9 +200,10 @@ static void run_line(const char* line, size_t len, const char* file, long line_n
     ++s->failed;
     ++g_failed;
     if (!s->first_failure[0]) {
-      snprintf(s->first_failure, sizeof s->first_failure, "%.*s\n    input    %.*s\n    expected %.100s\n    got      %.100s",
-               (int)(id.end - id.begin), id.begin, (int)(input.end - input.begin > 100 ? 100 : input.end - input.begin),
-               input.begin, want, got);
+      int shown = (int)(input.end - input.begin > 100 ? 100 : input.end - input.begin);
+      snprintf(s->first_failure, sizeof s->first_failure,
+               "%.*s\n    input    %.*s\n    expected %.100s\n    got      %.100s",
+               (int)(id.end - id.begin), id.begin, shown, input.begin, want, got);
     }
   }
   free(codecs_s);
@@ -256,7 +259,8 @@ static void run_path(const char* path) {
     if (e->d_name[0] == '.') continue;
     full = malloc(strlen(path) + len + 2);
     sprintf(full, "%s/%s", path, e->d_name);
-    if (stat(full, &st) == 0 && (S_ISDIR(st.st_mode) || (len > 6 && strcmp(e->d_name + len - 6, ".jsonl") == 0))) {
+    int is_jsonl = len > 6 && strcmp(e->d_name + len - 6, ".jsonl") == 0;
+    if (stat(full, &st) == 0 && (S_ISDIR(st.st_mode) || is_jsonl)) {
       names = realloc(names, (n + 1) * sizeof *names);
       names[n++] = full;
     } else {
@@ -286,7 +290,9 @@ int main(int argc, char** argv) {
     printf("%-12s %8ld %8ld %8ld\n", g_stats[i].name, g_stats[i].run, g_stats[i].passed, g_stats[i].failed);
   }
   for (i = 0; i < g_num_stats; ++i) {
-    if (g_stats[i].first_failure[0]) printf("first %s failure: %s\n", g_stats[i].name, g_stats[i].first_failure);
+    if (g_stats[i].first_failure[0]) {
+      printf("first %s failure: %s\n", g_stats[i].name, g_stats[i].first_failure);
+    }
   }
   return g_failed ? 1 : (g_cases ? 0 : 1);
 }

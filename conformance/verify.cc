@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -86,7 +87,119 @@ std::string Show(const RefOutcome& o) {
   return buf;
 }
 
-// One line; a case that is not a plain cast is counted in not_ours.
+// ---- scale_offset, recomputed in __float128 ----
+//
+// semantics.md: each operation is the exact result rounded once (nearest-even) into the array's
+// type; a finite input whose result overflows, an integer step out of range, an inexact integer
+// division are errors (R24); NaN passes with its encoding unchanged (R23). Every product and
+// quotient of two values of the 26 types (at most 64 significant bits each) is exact in
+// __float128, and so is each difference that matters: where x - offset is not exact in 113 bits
+// it is too far from the type's midpoints for the quad rounding to change the final one. The
+// rounding into the type and the range decision are the reference model's (R1-R8 with
+// out_of_range unset), which is what R24 asks of each step.
+
+f128 ToF128(const RefValue& r) {
+  f128 inf = Pow2(16000) * Pow2(16000);
+  f128 v = r.cls == RefValue::Cls::kInf ? inf : r.mag;
+  return r.neg ? -v : v;
+}
+
+// One operation's exact result into `type`; nullopt when it has no result (R24).
+std::optional<std::uint64_t> Step(DataType type, f128 exact) {
+  RefValue v;
+  f128 mag = exact < 0 ? -exact : exact;
+  v.neg = exact < 0 || (exact == 0 && 1 / exact < 0);
+  if (mag - mag != 0) {  // +-Inf: only from an infinite input, kept where the type has Inf
+    if (Ref(type).form != Form::kIeee) return std::nullopt;
+    v.cls = RefValue::Cls::kInf;
+  } else {
+    v.mag = mag;
+  }
+  if (IsIntForm(Ref(type).form) && static_cast<f128>(static_cast<__int128>(exact)) != exact) {
+    return std::nullopt;  // integer arithmetic is exact: a division with a remainder fails
+  }
+  RefOutcome o = RefCastValue(v, type, Rounding::kNearestEven, OutOfRange::kUnset);
+  if (o.error != RefError::kNone) return std::nullopt;
+  return o.bits;
+}
+
+// A parameter's JSON number as a value of `type`, when it is one exactly (else nullopt: the
+// case is left to the generator's checks).
+std::optional<f128> Param(jsonl_span config, const char* key, DataType type, bool* present) {
+  jsonl_span v;
+  *present = jsonl_member(config.begin, config.end, key, &v);
+  if (!*present || *v.begin == '"') return std::nullopt;
+  long double d = std::strtold(Str(v).c_str(), nullptr);
+  auto bits = Step(type, static_cast<f128>(d));
+  if (!bits || ToF128(RefDecode(type, *bits)) != static_cast<f128>(d)) return std::nullopt;
+  return static_cast<f128>(d);
+}
+
+void VerifyScaleOffset(jsonl_span all, jsonl_span codec, const std::string& id,
+                       const std::string& array, bool decode, const std::string& input,
+                       Counts& n) {
+  jsonl_span config{nullptr, nullptr}, error;
+  auto type = TypeByName(array);
+  bool has_config = jsonl_member(codec.begin, codec.end, "configuration", &config);
+  bool is_error = jsonl_member(all.begin, all.end, "error", &error);
+  auto error_class = is_error ? StringMember(error, "class") : std::nullopt;
+  bool has_offset = false, has_scale = false;
+  std::optional<f128> offset, scale;
+  if (type && has_config) {
+    offset = Param(config, "offset", *type, &has_offset);
+    scale = Param(config, "scale", *type, &has_scale);
+  }
+  if (!type || (error_class && *error_class != "cast-failure") || (has_offset && !offset) ||
+      (has_scale && !scale) || (scale && *scale == 0)) {
+    // Only the metadata cases (invalid parameters) may be left to the generator.
+    EXPECT_NE(id.find("/metadata/"), std::string::npos) << id << ": not verified";
+    ++n.not_ours;
+    return;
+  }
+  const DataType t = type.value_or(DataType::int8);
+  std::vector<std::uint64_t> in = Elements(input, StorageSize(t)), want;
+  std::size_t fail_at = in.size();
+  if (is_error) {
+    jsonl_span idx;
+    ASSERT_TRUE(jsonl_member(error.begin, error.end, "index", &idx)) << id;
+    fail_at = std::stoul(Str(idx));
+  } else {
+    want = Elements(StringMember(all, "expected").value_or(""), StorageSize(t));
+  }
+  ++n.cases;
+  for (std::size_t i = 0; i < in.size() && i <= fail_at; ++i) {
+    ++n.elements;
+    ++n.by_reference;
+    RefValue x = RefDecode(t, in[i]);
+    std::optional<std::uint64_t> got = in[i];  // NaN: unchanged (R23)
+    if (x.cls != RefValue::Cls::kNaN) {
+      auto apply = [&](bool present, auto op) {
+        if (present && got) got = Step(t, op(ToF128(RefDecode(t, *got))));
+      };
+      if (decode) {
+        apply(has_scale, [&](f128 v) { return v / *scale; });
+        apply(has_offset, [&](f128 v) { return v + *offset; });
+      } else {
+        apply(has_offset, [&](f128 v) { return v - *offset; });
+        apply(has_scale, [&](f128 v) { return v * *scale; });
+      }
+    }
+    bool agrees = i == fail_at ? !got : got && (want.empty() || *got == want[i]);
+    if (!agrees) {
+      ++n.mismatches;
+      RefOutcome vec, ref;
+      if (i == fail_at) vec.error = RefError::kOutOfRange;
+      else vec.bits = want.empty() ? 0 : want[i];
+      if (got) ref.bits = *got;
+      else ref.error = RefError::kOutOfRange;
+      ADD_FAILURE() << id << " element " << i << " (0x" << std::hex << in[i] << std::dec
+                    << "): vector says " << Show(vec) << ", reference model " << Show(ref);
+    }
+  }
+}
+
+// One line; a case that is neither a plain cast nor a single scale_offset is counted in
+// not_ours.
 void VerifyLine(const std::string& line, const std::string& where, Counts& n) {
   jsonl_span all{line.data(), line.data() + line.size()};
   jsonl_span codecs, config, error;
@@ -102,7 +215,12 @@ void VerifyLine(const std::string& line, const std::string& where, Counts& n) {
   jsonl_span codec{jsonl_skip_ws(codecs.begin + 1, codecs.end), nullptr};
   codec.end = jsonl_skip_value(codec.begin, codecs.end);
   auto name = codec.end ? StringMember(codec, "name") : std::nullopt;
-  if (!name || *name != "cast_value" || *jsonl_skip_ws(codec.end, codecs.end) != ']' ||
+  bool single = codec.end && *jsonl_skip_ws(codec.end, codecs.end) == ']';
+  if (single && name && *name == "scale_offset") {
+    VerifyScaleOffset(all, codec, *id, *array, *direction == "decode", *input, n);
+    return;
+  }
+  if (!single || !name || *name != "cast_value" ||
       !jsonl_member(codec.begin, codec.end, "configuration", &config)) {
     ++n.not_ours;
     return;
@@ -115,23 +233,26 @@ void VerifyLine(const std::string& line, const std::string& where, Counts& n) {
     ++n.not_ours;
     return;
   }
+  const DataType array_t = src_type.value_or(DataType::int8);
+  const DataType codec_t = dst_type.value_or(DataType::int8);
   auto rounding = RoundingByName(StringMember(config, "rounding").value_or("nearest-even"));
   auto oor_name = StringMember(config, "out_of_range");
   bool is_error = jsonl_member(all.begin, all.end, "error", &error);
   auto error_class = is_error ? StringMember(error, "class") : std::nullopt;
   bool wrap = oor_name && *oor_name == "wrap";
-  bool dst_int = IsIntForm(Ref(*dst_type).form);
+  bool dst_int = IsIntForm(Ref(codec_t).form);
   if (wrap && !dst_int) {  // R4: wrap needs an integer data_type
     ++n.cases;
     EXPECT_TRUE(error_class && *error_class == "invalid-metadata") << *id << ": R4 says invalid";
     return;
   }
-  if (!rounding || (oor_name && *oor_name != "clamp" && !wrap) || (error_class && *error_class != "cast-failure")) {
+  if (!rounding || (oor_name && *oor_name != "clamp" && !wrap) ||
+      (error_class && *error_class != "cast-failure")) {
     ++n.not_ours;  // the metadata family's invalid forms
     return;
   }
   bool decode = *direction == "decode";
-  DataType from = decode ? *dst_type : *src_type, to = decode ? *src_type : *dst_type;
+  DataType from = decode ? codec_t : array_t, to = decode ? array_t : codec_t;
   OutOfRange oor = !oor_name ? OutOfRange::kUnset : wrap ? OutOfRange::kWrap : OutOfRange::kClamp;
   if (oor == OutOfRange::kWrap && !IsIntForm(Ref(to).form)) oor = OutOfRange::kUnset;  // R4, R15
   std::vector<std::uint64_t> in = Elements(*input, StorageSize(from));
@@ -156,26 +277,23 @@ void VerifyLine(const std::string& line, const std::string& where, Counts& n) {
       if (i == fail_at) return got.error != RefError::kNone;
       return got.error == RefError::kNone && (want.empty() || got.bits == expect.bits);
     };
-    RefOutcome ref = RefCast(from, in[i], to, *rounding, oor);
-    ++n.by_reference;
-    if (!agrees(ref)) {
+    auto check = [&](const char* oracle, const RefOutcome& got) {
+      if (agrees(got)) return;
       ++n.mismatches;
       ADD_FAILURE() << *id << " element " << i << " (0x" << std::hex << in[i] << std::dec
-                    << "): vector says " << (i == fail_at ? "failure" : Show(expect))
-                    << ", reference model " << Show(ref);
-    }
+                    << "): vector says " << (i == fail_at ? "failure" : Show(expect)) << ", "
+                    << oracle << " " << Show(got);
+    };
+    check("reference model", RefCast(from, in[i], to, *rounding, oor));
+    ++n.by_reference;
     if (ap) {
-      RefOutcome apo = ApFinish(to, ApRound(ApSourceQuad(from, in[i]), to, *rounding), oor);
+      check("APFloat", ApFinish(to, ApRound(ApSourceQuad(from, in[i]), to, *rounding), oor));
       ++n.by_apfloat;
-      if (!agrees(apo)) {
-        ++n.mismatches;
-        ADD_FAILURE() << *id << " element " << i << " (0x" << std::hex << in[i] << std::dec
-                      << "): vector says " << (i == fail_at ? "failure" : Show(expect))
-                      << ", APFloat " << Show(apo);
-      }
     }
   }
-  if (is_error) EXPECT_LT(fail_at, in.size()) << *id << ": failing index past the input";
+  if (is_error) {
+    EXPECT_LT(fail_at, in.size()) << *id << ": failing index past the input";
+  }
 }
 
 TEST(ConformanceVectors, AgreeWithApFloatAndReferenceModel) {
@@ -203,8 +321,9 @@ TEST(ConformanceVectors, AgreeWithApFloatAndReferenceModel) {
     }
   }
   std::printf("verified %ld cases, %ld elements: %ld by the reference model, %ld by APFloat "
-              "(targets float8_e3m4 and float8_e8m0fnu: reference model only); %ld cases are "
-              "not plain casts (checked by the generator's rule-derived expectations)\n",
+              "(targets float8_e3m4 and float8_e8m0fnu, and scale_offset: reference model "
+              "only); %ld cases are neither plain casts nor a single scale_offset (checked by "
+              "the generator's rule-derived expectations)\n",
               n.cases, n.elements, n.by_reference, n.by_apfloat, n.not_ours);
   // Every case of the element-cast families must have been verified, none silently skipped.
   for (const auto& [file, count] : cases_per_file) {

@@ -43,12 +43,7 @@
 namespace zcast_test {
 namespace {
 
-using llvm::APFloat;
-using llvm::APInt;
-using llvm::APSInt;
-using zcast::DataType;
-using zcast::OutOfRange;
-using zcast::Rounding;
+// APFloat, APInt, APSInt, DataType, OutOfRange, Rounding: from apfloat_model.h.
 
 constexpr std::array<Rounding, 5> kModes = {
     Rounding::kNearestEven, Rounding::kNearestAway, Rounding::kTowardsZero,
