@@ -74,6 +74,19 @@ void RoundTripSpec(const Spec& spec) {
   Check(again->ToJson() == json, "ToJson is not stable", json + "\n" + again->ToJson());
 }
 
+// One codec's three stages: FromJson, ToJson stability, Bind, then a few elements.
+template <typename Spec, typename Codec>
+void SpecAndBind(const std::string& codec_json, zcast::DataType type,
+                 std::optional<std::string_view> fill, std::string_view text) {
+  auto spec = Spec::FromJson(codec_json);
+  CheckMessage(spec.status());
+  if (!spec.ok()) return;
+  RoundTripSpec(*spec);
+  auto codec = Codec::Bind(*spec, type, fill);
+  CheckMessage(codec.status());
+  if (codec.ok()) Exercise(*codec, text);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -104,22 +117,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     CheckMessage(doc.status());
   }
 
-  if (auto spec = zcast::CastValueSpec::FromJson(codec_json); spec.ok()) {
-    RoundTripSpec(*spec);
-    auto codec = zcast::CastValueCodec::Bind(*spec, type, fill_view);
-    CheckMessage(codec.status());
-    if (codec.ok()) Exercise(*codec, text);
-  } else {
-    CheckMessage(spec.status());
-  }
-  if (auto spec = zcast::ScaleOffsetSpec::FromJson(codec_json); spec.ok()) {
-    RoundTripSpec(*spec);
-    auto codec = zcast::ScaleOffsetCodec::Bind(*spec, type, fill_view);
-    CheckMessage(codec.status());
-    if (codec.ok()) Exercise(*codec, text);
-  } else {
-    CheckMessage(spec.status());
-  }
+  SpecAndBind<zcast::CastValueSpec, zcast::CastValueCodec>(codec_json, type, fill_view, text);
+  SpecAndBind<zcast::ScaleOffsetSpec, zcast::ScaleOffsetCodec>(codec_json, type, fill_view, text);
   // The first line as a codecs array, and as a whole zarr.json; the whole input as one too.
   for (const std::string& json : {codec_json, "[" + codec_json + "]"}) {
     auto chain = zcast::Chain::FromCodecs(type, fill_view, json);
