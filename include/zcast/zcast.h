@@ -107,7 +107,10 @@ ZCAST_C_API zcast_status zcast_chain_create_from_codecs(const char* codecs_json,
                                                         zcast_chain** out);
 
 /* Encodes n elements of the array data type at `in` into the encoded data type at `out`
- * (contiguous, native-endian, not overlapping). Errors as zcast_encode. */
+ * (contiguous, native-endian, not overlapping). Errors as zcast_encode, for the first element
+ * that fails at any of the chain's codecs (its index: zcast_last_error_element). An element
+ * whose stored value the chain could not decode back is refused too (ZCAST_CAST_FAILED): what
+ * the chain writes, it reads. */
 ZCAST_C_API zcast_status zcast_chain_encode(const zcast_chain* chain, const void* in, size_t n,
                                             void* out);
 /* The inverse: encoded data type -> array data type. */
