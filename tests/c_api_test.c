@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "zcast/zcast.h"
@@ -212,6 +213,79 @@ static void test_chain_errors(void) {
   zcast_chain_destroy(NULL);
 }
 
+/* R33: the first failing element across the chain's codecs, and its index as a number. */
+static void test_chain_first_failing_element(void) {
+  zcast_chain* chain = NULL;
+  CHECK(zcast_chain_create_from_codecs(
+            "[{\"name\":\"scale_offset\",\"configuration\":{\"scale\":1e30}},"
+            "{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"uint8\"}}]",
+            "\"float64\"", NULL, &chain) == ZCAST_OK);
+  if (!chain) return;
+  double in[2] = {1.0, 1e10};
+  uint8_t out[2];
+  size_t index = 99;
+  CHECK(zcast_chain_encode(chain, in, 2, out) == ZCAST_CAST_FAILED);
+  CHECK(strncmp(zcast_last_error(), "element 0: ", 11) == 0);
+  CHECK(zcast_last_error_element(&index) == 1 && index == 0);
+  zcast_chain_destroy(chain);
+  /* A failure that is not about an element clears it. */
+  CHECK(zcast_chain_create("{\"zarr_format\":2}", &chain) == ZCAST_INVALID_METADATA);
+  CHECK(zcast_last_error_element(&index) == 0);
+}
+
+/* R32: the chain refuses to write a value its decode rejects (32767 / 2 is not an integer). */
+static void test_chain_refuses_undecodable(void) {
+  zcast_chain* chain = NULL;
+  CHECK(zcast_chain_create_from_codecs(
+            "[{\"name\":\"scale_offset\",\"configuration\":{\"scale\":2}},"
+            "{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"int16\","
+            "\"out_of_range\":\"clamp\"}}]",
+            "\"int32\"", NULL, &chain) == ZCAST_OK);
+  if (!chain) return;
+  int32_t in[4] = {1, 2, 100000, 3};
+  int16_t out[4];
+  size_t index = 99;
+  CHECK(zcast_chain_encode(chain, in, 4, out) == ZCAST_CAST_FAILED);
+  CHECK(zcast_last_error_element(&index) == 1 && index == 2);
+  CHECK(strncmp(zcast_last_error(), "element 2: int32 value 100000 encodes to int16 value 32767",
+                58) == 0);
+  CHECK(strstr(zcast_last_error(), "32767 / 2 is not an integer") != NULL);
+  zcast_chain_destroy(chain);
+}
+
+/* R34: input quoted in a message is bounded, and a NUL in it is escaped, not a terminator. */
+static void test_bounded_messages(void) {
+  const size_t big = 10u * 1000u * 1000u;
+  const char* head = "{\"name\":\"cast_value\",\"configuration\":{\"data_type\":\"";
+  const char* tail = "\"}}";
+  char* json = (char*)malloc(strlen(head) + big + strlen(tail) + 1);
+  zcast_codec* codec = NULL;
+  if (!json) return;
+  strcpy(json, head);
+  memset(json + strlen(head), 'a', big);
+  strcpy(json + strlen(head) + big, tail);
+  CHECK(zcast_codec_create(json, "\"float32\"", NULL, &codec) == ZCAST_INVALID_METADATA);
+  CHECK(strlen(zcast_last_error()) < 300);
+  CHECK(strstr(zcast_last_error(), "aaaa...") != NULL);
+  CHECK(strstr(zcast_last_error(), "(10000002 bytes)") != NULL);
+  /* The same as an unknown key (10 MB of 'a' again, now a key). */
+  strcpy(json, "{\"name\":\"cast_value\",\"configuration\":{\"");
+  memset(json + strlen(json), 'a', big);
+  strcpy(json + strlen("{\"name\":\"cast_value\",\"configuration\":{\"") + big, "\":1}}");
+  CHECK(zcast_codec_create(json, "\"float32\"", NULL, &codec) == ZCAST_INVALID_METADATA);
+  CHECK(strlen(zcast_last_error()) < 300);
+  CHECK(strstr(zcast_last_error(), "unknown key \"aaaa") != NULL);
+  free(json);
+  /* A NUL in a type name, as JSON "\u0000", in the codec and in the array data type. */
+  CHECK(zcast_codec_create("{\"name\":\"cast_value\",\"configuration\":"
+                           "{\"data_type\":\"uint8\\u0000evil\"}}",
+                           "\"float32\"", NULL, &codec) == ZCAST_INVALID_METADATA);
+  CHECK(strstr(zcast_last_error(), "\"uint8\\u0000evil\" is not one of the 26") != NULL);
+  CHECK(zcast_codec_create(kUint8Clamp, "\"float32\\u0000x\"", NULL, &codec) ==
+        ZCAST_INVALID_METADATA);
+  CHECK(strstr(zcast_last_error(), "\"float32\\u0000x\" is not one of the 26") != NULL);
+}
+
 int main(void) {
   test_round_trip();
   test_cast_failure_names_element();
@@ -220,6 +294,9 @@ int main(void) {
   test_scale_offset_codec();
   test_chain();
   test_chain_errors();
+  test_chain_first_failing_element();
+  test_chain_refuses_undecodable();
+  test_bounded_messages();
   printf("c_api: %d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

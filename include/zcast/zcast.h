@@ -61,8 +61,15 @@ ZCAST_C_API const char* zcast_codec_encoded_data_type(const zcast_codec* codec);
  * created without a fill value. */
 ZCAST_C_API const char* zcast_codec_encoded_fill_value(const zcast_codec* codec);
 
-/* The message of this thread's last failed call ("" if none). Valid until the next call. */
+/* The message of this thread's last failed call ("" if none). Valid until the next call.
+ * Text quoted from the input (keys, values, type names) is bounded to a short prefix, "..." and
+ * its length, with control characters (NUL included) escaped as in JSON. */
 ZCAST_C_API const char* zcast_last_error(void);
+/* When this thread's last failed call failed on one element (ZCAST_CAST_FAILED from an encode or
+ * decode): returns 1 and stores that element's index in *index (if not NULL): for a chain the
+ * first element that fails at any of its codecs. Otherwise returns 0. The index is the N of the
+ * message's "element N: ". */
+ZCAST_C_API int zcast_last_error_element(size_t* index);
 
 ZCAST_C_API void zcast_codec_destroy(zcast_codec* codec);
 ZCAST_C_API const char* zcast_version(void);
@@ -100,7 +107,10 @@ ZCAST_C_API zcast_status zcast_chain_create_from_codecs(const char* codecs_json,
                                                         zcast_chain** out);
 
 /* Encodes n elements of the array data type at `in` into the encoded data type at `out`
- * (contiguous, native-endian, not overlapping). Errors as zcast_encode. */
+ * (contiguous, native-endian, not overlapping). Errors as zcast_encode, for the first element
+ * that fails at any of the chain's codecs (its index: zcast_last_error_element). An element
+ * whose stored value the chain could not decode back is refused too (ZCAST_CAST_FAILED): what
+ * the chain writes, it reads. */
 ZCAST_C_API zcast_status zcast_chain_encode(const zcast_chain* chain, const void* in, size_t n,
                                             void* out);
 /* The inverse: encoded data type -> array data type. */

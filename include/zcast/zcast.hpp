@@ -114,13 +114,21 @@ class Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // A failure about one element: `failing_element` is its index in the buffer of the call that
+  // returned the Status (the message then starts "element N: " with the same N).
+  Status(StatusCode code, std::string message, std::size_t failing_element)
+      : code_(code), message_(std::move(message)), failing_element_(failing_element) {}
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The index of the first failing element when Encode / Decode failed on an element
+  // (kCastFailed); nullopt for every other Status.
+  std::optional<std::size_t> failing_element() const { return failing_element_; }
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::optional<std::size_t> failing_element_;
 };
 
 // A value or the Status that explains its absence.
@@ -294,12 +302,16 @@ class ZCAST_API Chain {
   const std::string& first_unowned_name() const;
   // codecs[first_unowned_index():] as compact JSON (an array, possibly empty).
   const std::string& remaining_codecs_json() const;
+  // R32: true when some stored value exists that this chain's decode rejects, decided at bind
+  // time; only then does Encode decode what it wrote to refuse such elements.
+  bool encode_verifies_decode() const;
 
   // Encodes n elements of decoded_type() at `in` into encoded_type() at `out` (contiguous,
-  // native-endian, not overlapping). Errors as the codecs report them (kCastFailed, first failing
-  // element of the first failing codec); when a later codec fails, the message adds the caller's
-  // input element (type and value) and labels the value it quotes as intermediate. `out` is then
-  // unspecified.
+  // native-endian, not overlapping). Errors as the codecs report them (kCastFailed), for the
+  // first element that fails at any step (R33; Status::failing_element() is its index); when a
+  // later codec fails, the message adds the caller's input element (type and value) and labels
+  // the value it quotes as intermediate. An element whose stored value the chain cannot decode
+  // back is refused too (R32). `out` is then unspecified.
   Status Encode(const void* in, std::size_t n, void* out) const;
   Status Decode(const void* in, std::size_t n, void* out) const;
 

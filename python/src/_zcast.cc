@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "zcast/json.h"  // the core's strict JSON reader, for check_json (zcast inspect)
+#include "zcast/json.h"  // the core's strict JSON reader (check_json, zcast inspect); BriefQuote (R34)
 #include "zcast/zcast.hpp"
 
 namespace py = pybind11;
@@ -48,7 +48,13 @@ namespace {
     throw std::runtime_error("zcast internal error: " + status.message());
   }
   py::object error_class = py::module_::import("zcast._errors").attr(class_name);
-  PyErr_SetString(error_class.ptr(), status.message().c_str());
+  // The message goes over as a sized str (never as a C string, which a NUL would cut short), and
+  // a failing element's index as CastError.index (flat: the core sees flat buffers).
+  py::str message(status.message());
+  py::object error = status.failing_element()
+                         ? error_class(message, py::make_tuple(*status.failing_element()))
+                         : error_class(message);
+  PyErr_SetObject(error_class.ptr(), error.ptr());
   throw py::error_already_set();
 }
 
@@ -62,7 +68,7 @@ zcast::DataType DataTypeFromNameOrThrow(std::string_view name) {
   std::optional<zcast::DataType> type = zcast::DataTypeFromName(name);
   if (!type) {
     ThrowStatus(zcast::Status(zcast::StatusCode::kInvalidMetadata,
-                              "unsupported data type \"" + std::string(name) + "\"" +
+                              "unsupported data type " + zcast::internal::BriefQuote(name) +
                                   " (cast_value supports 26 integer and float types)"));
   }
   return *type;

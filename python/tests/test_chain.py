@@ -165,3 +165,29 @@ def test_fused_equals_the_codecs_one_after_the_other():
     back = np.empty(dn.shape)
     s0.decode(mid.view(np.uint8), back.view(np.uint8))
     np.testing.assert_array_equal(bits(chain.decode(dn)), bits(back))
+
+
+def test_encode_refuses_values_it_could_not_decode():
+    # R32 (issue 10): 100000 clamps to 32767, and 32767 / 2 is not an integer, so every later
+    # read would fail; the chain refuses the write, naming the element.
+    chain = zcast.Chain.from_codecs(
+        [{"name": "scale_offset", "configuration": {"scale": 2}},
+         {"name": "cast_value", "configuration": {"data_type": "int16", "out_of_range": "clamp"}}],
+        "int32")
+    with pytest.raises(zcast.CastError) as err:
+        chain.encode(np.array([1, 2, 100000, 3], dtype=np.int32))
+    assert err.value.index == (2,)
+    assert "int32 value 100000 encodes to int16 value 32767, which the chain cannot decode" in str(
+        err.value)
+    assert chain.decode(chain.encode(np.array([1, 2, 3], dtype=np.int32))).tolist() == [1, 2, 3]
+
+
+def test_error_names_first_failing_element_across_steps():
+    # R33 (issue 10): element 0 fails the cast although element 1 fails earlier in the chain.
+    chain = zcast.Chain.from_codecs(
+        [{"name": "scale_offset", "configuration": {"scale": 1e30}},
+         {"name": "cast_value", "configuration": {"data_type": "uint8"}}], "float64")
+    with pytest.raises(zcast.CastError) as err:
+        chain.encode(np.array([1.0, 1e10]))
+    assert err.value.index == (0,)
+    assert str(err.value).startswith("element (0,): float64 value 1e+30 is out of the range")

@@ -165,8 +165,8 @@ class Chain:
     def encode(self, arr: Any, out: np.ndarray | None = None) -> np.ndarray:
         """Encodes an array of :attr:`dtype` (any shape, layout, byte order) into
         :attr:`encoded_dtype` through every step; returns ``out`` or a new C-contiguous array.
-        Raises CastError naming the first failing element's index tuple, as the codecs run one
-        after the other would."""
+        Raises CastError naming the first element that fails at any step (R33), or whose stored
+        value the chain could not decode back (R32: such data is refused, never written)."""
         return self._run(self._core.encode, arr, out, self.data_type, self.encoded_data_type)
 
     def decode(self, arr: Any, out: np.ndarray | None = None) -> np.ndarray:
@@ -189,7 +189,7 @@ class Chain:
             if len(self._steps) < 2:
                 raise
             # Blocks run in parallel each report their own first failure; the definition is the
-            # first failing element of the first failing codec over the whole array: one call.
+            # first element that fails at any step (R33) over the whole array: one call.
             _api.run(fn, src, out, parallel=False)
             raise
         return out

@@ -30,15 +30,19 @@ struct zcast_chain {
 namespace {
 
 thread_local std::string g_last_error;
+thread_local std::optional<std::size_t> g_last_element;  // Status::failing_element() of it
 
 zcast_status Fail(zcast_status code, std::string message) {
   g_last_error = std::move(message);
+  g_last_element.reset();
   return code;
 }
 
 zcast_status FromStatus(const zcast::Status& st) {
   if (st.ok()) return ZCAST_OK;
-  return Fail(static_cast<zcast_status>(st.code()), st.message());
+  zcast_status code = Fail(static_cast<zcast_status>(st.code()), st.message());
+  g_last_element = st.failing_element();
+  return code;
 }
 
 // Runs `body` (returning zcast_status) and converts any escaping exception.
@@ -226,6 +230,12 @@ const char* zcast_chain_remaining_codecs(const zcast_chain* chain) {
 void zcast_chain_destroy(zcast_chain* chain) { delete chain; }
 
 const char* zcast_last_error(void) { return g_last_error.c_str(); }
+
+int zcast_last_error_element(size_t* index) {
+  if (!g_last_element) return 0;
+  if (index) *index = *g_last_element;
+  return 1;
+}
 
 void zcast_codec_destroy(zcast_codec* codec) { delete codec; }
 

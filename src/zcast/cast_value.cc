@@ -4,6 +4,7 @@
 #include "zcast/dtype.h"
 #include "zcast/exact.h"
 #include "zcast/json.h"
+#include "zcast/element_error.h"
 #include "zcast/kernels.h"
 #include "zcast/metadata.h"
 #include "zcast/scalar_json.h"
@@ -14,6 +15,7 @@ namespace zcast {
 using internal::ConvertScalar;
 using internal::Direction;
 using internal::Info;
+using internal::BriefJson;
 using internal::JsonQuote;
 using internal::JsonValue;
 
@@ -23,7 +25,7 @@ Status Invalid(std::string message) {
   return Status(StatusCode::kInvalidMetadata, "invalid cast_value metadata: " + std::move(message));
 }
 
-std::string Quoted(std::string_view key) { return JsonQuote(key); }
+std::string Quoted(std::string_view key) { return internal::BriefQuote(key); }
 
 constexpr Rounding kAllRoundings[] = {Rounding::kNearestEven, Rounding::kNearestAway,
                                       Rounding::kTowardsZero, Rounding::kTowardsPositive,
@@ -43,7 +45,7 @@ Result<DataType> ParseDataTypeJson(const JsonValue& v, std::string_view where) {
         if (member.type != JsonValue::Type::kObject || !member.object.empty())
           return Status(StatusCode::kInvalidMetadata,
                         std::string(where) + ".configuration must be {} for " +
-                            "the data types zcast supports, got " + member.Dump() + " (R12)");
+                            "the data types zcast supports, got " + BriefJson(member) + " (R12)");
       } else if (key != "name") {
         return Status(StatusCode::kInvalidMetadata, "unknown key " + Quoted(key) + " in " +
                                                         std::string(where) + " (R12)");
@@ -57,7 +59,7 @@ Result<DataType> ParseDataTypeJson(const JsonValue& v, std::string_view where) {
   if (name->type != JsonValue::Type::kString)
     return Status(StatusCode::kInvalidMetadata,
                   std::string(where) + " must be a data type name string or object, got " +
-                      v.Dump());
+                      BriefJson(v));
   auto type = DataTypeFromName(name->text);
   if (!type)
     return Status(StatusCode::kInvalidMetadata, std::string(where) + " " + Quoted(name->text) +
@@ -74,12 +76,12 @@ Status ParseMapEntries(const JsonValue& v, std::string_view which,
                        std::vector<std::pair<std::string, std::string>>* out) {
   std::string where = "scalar_map." + std::string(which);
   if (v.type != JsonValue::Type::kArray)
-    return Invalid(where + " must be an array of [input, output] pairs, got " + v.Dump());
+    return Invalid(where + " must be an array of [input, output] pairs, got " + BriefJson(v));
   for (std::size_t i = 0; i < v.array.size(); ++i) {
     const JsonValue& pair = v.array[i];
     if (pair.type != JsonValue::Type::kArray || pair.array.size() != 2)
       return Invalid(where + "[" + std::to_string(i) + "] must be a two-element array, got " +
-                     pair.Dump());
+                     BriefJson(pair));
     out->emplace_back(pair.array[0].Dump(), pair.array[1].Dump());
   }
   return Status();
@@ -92,7 +94,7 @@ Result<CastValueSpec> CastValueSpec::FromJson(std::string_view codec_json) {
   if (!doc.ok()) return Invalid(doc.status().message());
   const JsonValue& root = *doc;
   if (root.type != JsonValue::Type::kObject)
-    return Invalid("codec metadata must be a JSON object, got " + root.Dump());
+    return Invalid("codec metadata must be a JSON object, got " + BriefJson(root));
   for (const auto& [key, member] : root.object) {
     if (key != "name" && key != "configuration")
       return Invalid("unknown key " + Quoted(key) + " in codec metadata (R13)");
@@ -100,11 +102,11 @@ Result<CastValueSpec> CastValueSpec::FromJson(std::string_view codec_json) {
   const JsonValue* name = root.Find("name");
   if (!name) return Invalid("missing required key \"name\"");
   if (name->type != JsonValue::Type::kString || name->text != "cast_value")
-    return Invalid("\"name\" must be \"cast_value\", got " + name->Dump());
+    return Invalid("\"name\" must be \"cast_value\", got " + BriefJson(*name));
   const JsonValue* config = root.Find("configuration");
   if (!config) return Invalid("missing required key \"configuration\"");
   if (config->type != JsonValue::Type::kObject)
-    return Invalid("\"configuration\" must be an object, got " + config->Dump());
+    return Invalid("\"configuration\" must be an object, got " + BriefJson(*config));
 
   CastValueSpec spec;
   bool has_data_type = false;
@@ -122,7 +124,7 @@ Result<CastValueSpec> CastValueSpec::FromJson(std::string_view codec_json) {
         }
       }
       if (!found)
-        return Invalid("\"rounding\" " + v.Dump() +
+        return Invalid("\"rounding\" " + BriefJson(v) +
                        " is not one of \"nearest-even\", \"nearest-away\", \"towards-zero\", "
                        "\"towards-positive\", \"towards-negative\"");
     } else if (key == "out_of_range") {
@@ -131,11 +133,11 @@ Result<CastValueSpec> CastValueSpec::FromJson(std::string_view codec_json) {
       } else if (v.type == JsonValue::Type::kString && v.text == "wrap") {
         spec.out_of_range = OutOfRange::kWrap;
       } else {
-        return Invalid("\"out_of_range\" " + v.Dump() + " is not one of \"clamp\", \"wrap\"");
+        return Invalid("\"out_of_range\" " + BriefJson(v) + " is not one of \"clamp\", \"wrap\"");
       }
     } else if (key == "scalar_map") {
       if (v.type != JsonValue::Type::kObject)
-        return Invalid("\"scalar_map\" must be an object, got " + v.Dump());
+        return Invalid("\"scalar_map\" must be an object, got " + BriefJson(v));
       spec.has_scalar_map = true;
       for (const auto& [mkey, entries] : v.object) {
         std::vector<std::pair<std::string, std::string>>* target;
@@ -219,7 +221,7 @@ std::string DescribeFailure(const Direction& dir, std::uint64_t bits) {
 
 Status Run(const Direction& dir, const internal::Kernel& kernel, const void* in, std::size_t n,
            void* out) {
-  return internal::RunCodecKernel(kernel, dir.src, in, n, out, [&dir](std::uint64_t bits) {
+  return internal::RunElementKernel(kernel, dir.src, in, n, out, [&dir](std::uint64_t bits) {
     return DescribeFailure(dir, bits);
   });
 }

@@ -1,16 +1,14 @@
 // The array -> array chain: resolves the leading codecs that zcast owns from an array's metadata
-// and runs them together (zcast.hpp, Chain). Rules R25-R26 (new; see docs) come from this file.
-#include <charconv>
-#include <cstring>
+// (zcast.hpp, Chain). Rules R25-R26 (new; see docs) come from this file; running the codecs is
+// chain_run.cc (R32-R33), the bind-time R32 decision chain_decode_check.cc.
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
+#include "zcast/chain_state.h"
 #include "zcast/dtype.h"
-#include "zcast/exact.h"
 #include "zcast/json.h"
 #include "zcast/metadata.h"
 #include "zcast/scalar_json.h"
@@ -18,19 +16,10 @@
 
 namespace zcast {
 
+using internal::BriefJson;
+using internal::BriefQuote;
 using internal::JsonQuote;
 using internal::JsonValue;
-
-struct Chain::State {
-  std::vector<Step> steps;
-  // types[k] is the input type of steps[k] in the encode direction; types.back() is the encoded
-  // type (types.size() == steps.size() + 1).
-  std::vector<DataType> types;
-  std::optional<std::string> encoded_fill;
-  std::size_t first_unowned_index = 0;
-  std::string first_unowned_name;
-  std::string remaining_codecs_json = "[]";
-};
 
 namespace {
 
@@ -48,7 +37,7 @@ Result<std::string> CodecName(const JsonValue& c, std::size_t i) {
     if (name && name->type == JsonValue::Type::kString) return name->text;
   }
   return Invalid(Where(i) + " must be a codec name or an object with a string \"name\", got " +
-                 c.Dump());
+                 BriefJson(c));
 }
 
 // Zarr v2 data type metadata as numcodecs writes it ("<f8", "|u1", "f4"; byte order ignored: the
@@ -79,7 +68,7 @@ Status ExpandFixedScaleOffset(const JsonValue& c, std::size_t i, DataType input,
     return Invalid(where + " needs a \"configuration\" object");
   for (const auto& [key, member] : c.object) {
     if (key != "name" && key != "configuration")
-      return Invalid(where + ": unknown key " + JsonQuote(key) + " (R13)");
+      return Invalid(where + ": unknown key " + BriefQuote(key) + " (R13)");
   }
   const JsonValue *offset = nullptr, *scale = nullptr, *dtype = nullptr, *astype = nullptr;
   for (const auto& [key, v] : config->object) {
@@ -89,26 +78,26 @@ Status ExpandFixedScaleOffset(const JsonValue& c, std::size_t i, DataType input,
     else if (key == "astype") astype = &v;
     else if (key == "id" && v.type == JsonValue::Type::kString && v.text == "fixedscaleoffset")
       continue;  // R25: the numcodecs v2 "id" member, when a v2 config was carried over as is
-    else return Invalid(where + ": unknown key " + JsonQuote(key) + " in \"configuration\" (R13)");
+    else return Invalid(where + ": unknown key " + BriefQuote(key) + " in \"configuration\" (R13)");
   }
   for (auto [key, v] : {std::pair{"offset", offset}, std::pair{"scale", scale}}) {
     if (!v) return Invalid(where + ": missing required key \"" + key + "\"");
     if (v->type != JsonValue::Type::kNumber)
-      return Invalid(where + ": \"" + key + "\" must be a JSON number, got " + v->Dump());
+      return Invalid(where + ": \"" + key + "\" must be a JSON number, got " + BriefJson(*v));
   }
   if (!dtype) return Invalid(where + ": missing required key \"dtype\"");
   auto parse_type = [&](const JsonValue* v, const char* key) -> Result<DataType> {
     std::optional<DataType> t;
     if (v->type == JsonValue::Type::kString) t = V2DataType(v->text);
     if (!t)
-      return Invalid(where + ": \"" + key + "\" " + v->Dump() +
+      return Invalid(where + ": \"" + key + "\" " + BriefJson(*v) +
                      " is not a supported numeric data type");
     return *t;
   };
   auto dtype_type = parse_type(dtype, "dtype");
   if (!dtype_type.ok()) return dtype_type.status();
   if (*dtype_type != input)
-    return Invalid(where + ": \"dtype\" " + dtype->Dump() + " is " +
+    return Invalid(where + ": \"dtype\" " + BriefJson(*dtype) + " is " +
                    std::string(DataTypeName(*dtype_type)) + ", but the codec's input is " +
                    std::string(DataTypeName(input)));
   DataType astype_type = *dtype_type;  // R25: astype defaults to dtype, as in numcodecs
@@ -147,7 +136,7 @@ Status Append(const std::string& codec_json, std::size_t i, Chain::State* state,
 Result<Chain::State> Build(DataType array_type, std::optional<std::string> fill,
                            const JsonValue& codecs) {
   if (codecs.type != JsonValue::Type::kArray)
-    return Invalid("\"codecs\" must be an array, got " + codecs.Dump());
+    return Invalid("\"codecs\" must be an array, got " + BriefJson(codecs));
   Chain::State state;
   state.types.push_back(array_type);
   if (fill) {
@@ -191,104 +180,8 @@ Result<Chain::State> Build(DataType array_type, std::optional<std::string> fill,
   }
   state.remaining_codecs_json = rest + "]";
   state.encoded_fill = std::move(fill);
+  state.verify_encode = internal::ChainDecodeCanFail(state);  // R32
   return state;
-}
-
-Status RunStep(const Chain::Step& step, bool encode, const void* in, std::size_t n, void* out) {
-  return std::visit(
-      [&](const auto& codec) {
-        return encode ? codec.Encode(in, n, out) : codec.Decode(in, n, out);
-      },
-      step);
-}
-
-// The codecs name the failing element only in their message, "element N: reason" (spelled by
-// internal::RunCodecKernel; the Python package parses it too), so N is read back from it.
-std::optional<std::size_t> FailingElement(std::string_view message) {
-  constexpr std::string_view kPrefix = "element ";
-  if (!message.starts_with(kPrefix)) return std::nullopt;
-  std::size_t index = 0;
-  const char* end = message.data() + message.size();
-  auto [rest, ec] = std::from_chars(message.data() + kPrefix.size(), end, index);
-  if (ec != std::errc() || !std::string_view(rest, end - rest).starts_with(": "))
-    return std::nullopt;
-  return index;
-}
-
-// A codec after the first sees the previous codecs' output, so its message quotes an
-// intermediate value the caller never wrote. The caller's element (its value as an R17 JSON
-// scalar) is added, and the intermediate one labelled; the index stays first, and the same.
-Status WithInputElement(const Chain::State& s, bool encode, std::size_t failed_run_step,
-                        const void* in, Status st) {
-  std::optional<std::size_t> index = FailingElement(st.message());
-  if (!index) return st;
-  std::size_t m = s.steps.size();
-  std::string after;
-  for (std::size_t k = 0; k < failed_run_step; ++k) {
-    const Chain::Step& step = s.steps[encode ? k : m - 1 - k];
-    after += std::string(k ? ", " : "") +
-             (std::holds_alternative<ScaleOffsetCodec>(step) ? "scale_offset" : "cast_value") +
-             (encode ? " encode" : " decode");
-  }
-  DataType in_type = encode ? s.types.front() : s.types.back();
-  std::size_t size = DataTypeSize(in_type);
-  std::uint64_t bits =
-      internal::LoadBits(static_cast<const unsigned char*>(in) + *index * size, size);
-  return Status(st.code(), st.message() + " (intermediate value after " + after +
-                               "; input element: " + std::string(DataTypeName(in_type)) +
-                               " value " + internal::DescribeBits(in_type, bits) + ")");
-}
-
-// The definition: each codec over the whole buffer, one after the other (decode in reverse).
-Status RunUnfused(const Chain::State& s, bool encode, const void* in, std::size_t n, void* out) {
-  std::size_t m = s.steps.size();
-  std::vector<unsigned char> buffers[2];
-  const void* src = in;
-  for (std::size_t k = 0; k < m; ++k) {
-    std::size_t idx = encode ? k : m - 1 - k;
-    DataType out_type = encode ? s.types[idx + 1] : s.types[idx];
-    void* dst = out;
-    if (k + 1 < m) {
-      buffers[k % 2].resize(n * DataTypeSize(out_type));
-      dst = buffers[k % 2].data();
-    }
-    if (Status st = RunStep(s.steps[idx], encode, src, n, dst); !st.ok())
-      return k == 0 ? st : WithInputElement(s, encode, k, in, std::move(st));
-    src = dst;
-  }
-  return Status();
-}
-
-// One pass over memory: blocks of kBlock elements go through every step via two small stack
-// buffers (2 x 8 KiB). Any failure hands the whole call to RunUnfused, which reports exactly the
-// error the unfused sequence reports (the first failing element of the first failing codec over
-// the whole buffer), so fused and unfused agree on errors as well as on values.
-Status Run(const Chain::State& s, bool encode, const void* in, std::size_t n, void* out) {
-  if (n == 0) return Status();
-  if (!in || !out) return Status(StatusCode::kInvalidArgument, "null buffer with n > 0");
-  std::size_t m = s.steps.size();
-  if (m == 0) {
-    std::memcpy(out, in, n * DataTypeSize(s.types[0]));
-    return Status();
-  }
-  if (m == 1) return RunStep(s.steps[0], encode, in, n, out);
-  constexpr std::size_t kBlock = 1024;
-  alignas(64) unsigned char buffers[2][kBlock * 8];
-  std::size_t in_size = DataTypeSize(encode ? s.types.front() : s.types.back());
-  std::size_t out_size = DataTypeSize(encode ? s.types.back() : s.types.front());
-  for (std::size_t start = 0; start < n; start += kBlock) {
-    std::size_t len = std::min(kBlock, n - start);
-    const void* src = static_cast<const unsigned char*>(in) + start * in_size;
-    for (std::size_t k = 0; k < m; ++k) {
-      std::size_t idx = encode ? k : m - 1 - k;
-      void* dst = k + 1 < m ? static_cast<void*>(buffers[k % 2])
-                            : static_cast<unsigned char*>(out) + start * out_size;
-      if (!RunStep(s.steps[idx], encode, src, len, dst).ok())
-        return RunUnfused(s, encode, in, n, out);
-      src = dst;
-    }
-  }
-  return Status();
 }
 
 }  // namespace
@@ -310,13 +203,13 @@ Result<Chain> Chain::FromArrayMetadata(std::string_view zarr_json) {
   if (!doc.ok()) return Invalid(doc.status().message());
   const JsonValue& root = *doc;
   if (root.type != JsonValue::Type::kObject)
-    return Invalid("zarr.json must be a JSON object, got " + root.Dump());
+    return Invalid("zarr.json must be a JSON object, got " + BriefJson(root));
   if (const JsonValue* f = root.Find("zarr_format");
       f && !(f->type == JsonValue::Type::kNumber && f->text == "3"))
-    return Invalid("\"zarr_format\" must be 3, got " + f->Dump());
+    return Invalid("\"zarr_format\" must be 3, got " + BriefJson(*f));
   if (const JsonValue* t = root.Find("node_type");
       t && !(t->type == JsonValue::Type::kString && t->text == "array"))
-    return Invalid("\"node_type\" must be \"array\", got " + t->Dump());
+    return Invalid("\"node_type\" must be \"array\", got " + BriefJson(*t));
   const JsonValue* data_type = root.Find("data_type");
   if (!data_type) return Invalid("missing required key \"data_type\"");
   auto type = internal::ParseDataTypeJson(*data_type, "data_type");
@@ -341,13 +234,14 @@ const std::vector<Chain::Step>& Chain::steps() const { return state_->steps; }
 std::size_t Chain::first_unowned_index() const { return state_->first_unowned_index; }
 const std::string& Chain::first_unowned_name() const { return state_->first_unowned_name; }
 const std::string& Chain::remaining_codecs_json() const { return state_->remaining_codecs_json; }
+bool Chain::encode_verifies_decode() const { return state_->verify_encode; }
 
 Status Chain::Encode(const void* in, std::size_t n, void* out) const {
-  return Run(*state_, true, in, n, out);
+  return internal::RunChain(*state_, /*encode=*/true, in, n, out);
 }
 
 Status Chain::Decode(const void* in, std::size_t n, void* out) const {
-  return Run(*state_, false, in, n, out);
+  return internal::RunChain(*state_, /*encode=*/false, in, n, out);
 }
 
 }  // namespace zcast

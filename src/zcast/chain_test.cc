@@ -1,12 +1,11 @@
 // The array -> array chain: metadata resolution (R25, R26), the legacy numcodecs codec, the
-// spec family's examples, a Sentinel-2-like product, and fused execution identical to running
-// the codecs one after the other (values and errors) on random and boundary data.
+// spec family's examples and a Sentinel-2-like product. Running the chain (R32, R33) is tested
+// in chain_run_test.cc.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <string>
 #include <variant>
 #include <vector>
@@ -26,34 +25,6 @@ std::string Array(const std::string& data_type, const std::string& fill, const s
 
 std::string StepJson(const Chain::Step& step) {
   return std::visit([](const auto& c) { return c.spec().ToJson(); }, step);
-}
-
-// The definition of the chain: each codec over the whole buffer, one after the other.
-// `failed_step` receives the position, in running order, of the codec that failed.
-Status Unfused(const Chain& chain, bool encode, const void* in, std::size_t n, void* out,
-               std::size_t* failed_step = nullptr) {
-  const auto& steps = chain.steps();
-  std::vector<std::vector<unsigned char>> buffers;
-  const void* src = in;
-  for (std::size_t k = 0; k < steps.size(); ++k) {
-    const Chain::Step& s = steps[encode ? k : steps.size() - 1 - k];
-    DataType out_type = std::visit(
-        [&](const auto& c) { return encode ? c.encoded_type() : c.decoded_type(); }, s);
-    void* dst = out;
-    if (k + 1 < steps.size()) {
-      buffers.emplace_back(n * DataTypeSize(out_type) + 1);
-      dst = buffers.back().data();
-    }
-    Status st = std::visit(
-        [&](const auto& c) { return encode ? c.Encode(src, n, dst) : c.Decode(src, n, dst); }, s);
-    if (!st.ok()) {
-      if (failed_step) *failed_step = k;
-      return st;
-    }
-    src = dst;
-  }
-  if (steps.empty()) std::memcpy(out, in, n * DataTypeSize(chain.decoded_type()));
-  return Status();
 }
 
 // ---- metadata ----------------------------------------------------------------------------------
@@ -371,196 +342,6 @@ TEST(Chain, FromCodecsForShardInnerCodecs) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("\"codecs\" must be an array"), std::string::npos);
 }
-
-// ---- fused == unfused --------------------------------------------------------------------------
-
-// Encodings of `type` for values spread over [lo, hi] (through cast_value's engine, clamped), plus
-// the given extra encodings.
-std::vector<std::uint64_t> Values(DataType type, double lo, double hi, std::size_t n,
-                                  std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<std::uint64_t> v;
-  for (std::size_t i = 0; i < n; ++i) {
-    double x = dist(rng);
-    auto r = internal::CastBits(DataType::float64, std::bit_cast<std::uint64_t>(x), type,
-                                Rounding::kNearestEven, OutOfRange::kClamp);
-    v.push_back(r.bits);
-  }
-  return v;
-}
-
-std::vector<unsigned char> Pack(DataType type, const std::vector<std::uint64_t>& bits) {
-  std::size_t size = DataTypeSize(type);
-  std::vector<unsigned char> buf(bits.size() * size + 1);
-  for (std::size_t i = 0; i < bits.size(); ++i) internal::StoreBits(&buf[i * size], size, bits[i]);
-  return buf;
-}
-
-struct FusedCase {
-  const char* name;
-  DataType array_type;
-  std::string codecs;  // JSON array
-  double lo, hi;       // a range of array values that mostly encodes without error
-};
-
-class FusedMatchesUnfused : public ::testing::TestWithParam<FusedCase> {};
-
-void ExpectSame(const Chain& chain, bool encode, const std::vector<unsigned char>& in,
-                std::size_t n, const std::string& what) {
-  std::size_t out_size = DataTypeSize(encode ? chain.encoded_type() : chain.decoded_type());
-  std::vector<unsigned char> fused(n * out_size + 1, 0xAB), unfused(n * out_size + 1, 0xCD);
-  Status a = encode ? chain.Encode(in.data(), n, fused.data()) : chain.Decode(in.data(), n, fused.data());
-  std::size_t failed_step = 0;
-  Status b = Unfused(chain, encode, in.data(), n, unfused.data(), &failed_step);
-  ASSERT_EQ(a.code(), b.code()) << what << ": " << a.message() << " | " << b.message();
-  std::string want = b.message();
-  if (!b.ok() && failed_step > 0) {
-    // The chain adds the caller's element at the index the failing codec names.
-    DataType in_type = encode ? chain.decoded_type() : chain.encoded_type();
-    std::size_t index = std::stoul(b.message().substr(std::string("element ").size()));
-    std::uint64_t bits = internal::LoadBits(&in[index * DataTypeSize(in_type)], DataTypeSize(in_type));
-    std::string tail = "; input element: " + std::string(DataTypeName(in_type)) + " value " +
-                       internal::DescribeBits(in_type, bits) + ")";
-    ASSERT_EQ(a.message().rfind(want + " (intermediate value after ", 0), 0u) << what << ": " << a.message();
-    ASSERT_TRUE(a.message().ends_with(tail)) << what << ": " << a.message() << " | " << tail;
-  } else {
-    ASSERT_EQ(a.message(), want) << what;
-  }
-  if (a.ok()) {
-    ASSERT_EQ(0, std::memcmp(fused.data(), unfused.data(), n * out_size)) << what;
-  }
-}
-
-TEST_P(FusedMatchesUnfused, RandomAndBoundaryData) {
-  const FusedCase& c = GetParam();
-  auto chain = Chain::FromCodecs(c.array_type, std::nullopt, c.codecs);
-  ASSERT_TRUE(chain.ok()) << chain.status().message();
-  ASSERT_GE(chain->steps().size(), 2u);
-  const DataType in_type = c.array_type, enc_type = chain->encoded_type();
-  const internal::TypeInfo& ti = internal::Info(in_type);
-  const internal::TypeInfo& te = internal::Info(enc_type);
-
-  // Boundary encodings of the array type: zeros, extremes, specials, powers of two.
-  std::vector<std::uint64_t> boundary = {0, ti.value_mask(), ti.sign_bit(), ti.sign_bit() - 1, 1};
-  if (!ti.is_int()) {
-    boundary.push_back(ti.canonical_nan());
-    if (ti.has_inf()) {
-      boundary.push_back(ti.positive_inf());
-      boundary.push_back(ti.positive_inf() | ti.sign_bit());
-    }
-  }
-  for (int e = 0; e < 8 * static_cast<int>(ti.size); ++e) boundary.push_back((1ull << e) & ti.value_mask());
-
-  std::mt19937_64 rng(2024);
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1023}, std::size_t{1024},
-                        std::size_t{1025}, std::size_t{5000}}) {
-    // 1. Clean values: the whole buffer succeeds through the blocks.
-    auto clean = Values(in_type, c.lo, c.hi, n, rng());
-    {
-      std::vector<unsigned char> o(n * te.size + 1);
-      EXPECT_TRUE(chain->Encode(Pack(in_type, clean).data(), n, o.data()).ok()) << "clean data";
-    }
-    ExpectSame(*chain, true, Pack(in_type, clean), n, std::string(c.name) + " clean n=" + std::to_string(n));
-    // 2. Raw random bit patterns with boundary values mixed in (errors likely).
-    std::vector<std::uint64_t> raw(n);
-    for (std::size_t i = 0; i < n; ++i)
-      raw[i] = (i % 7 == 0 ? boundary[rng() % boundary.size()] : rng()) & ti.value_mask();
-    ExpectSame(*chain, true, Pack(in_type, raw), n, std::string(c.name) + " raw n=" + std::to_string(n));
-    // 3. Decoding: raw encodings, and the encodings of the clean values.
-    std::vector<std::uint64_t> enc_raw(n);
-    for (auto& b : enc_raw) b = rng() & te.value_mask();
-    ExpectSame(*chain, false, Pack(enc_type, enc_raw), n, std::string(c.name) + " decode raw");
-    std::vector<unsigned char> encoded(n * te.size + 1);
-    auto clean_in = Pack(in_type, clean);
-    if (chain->Encode(clean_in.data(), n, encoded.data()).ok())
-      ExpectSame(*chain, false, encoded, n, std::string(c.name) + " decode clean");
-  }
-
-  // 4. Error precedence: a value only the later codec rejects early in the buffer, and a value
-  // the first codec rejects in a later block. Unfused reports the first codec's error; so must
-  // the fused run (and the other way round).
-  std::vector<std::uint64_t> first_bad, second_bad;
-  const auto& first = chain->steps()[0];
-  for (int i = 0; i < 200000 && (first_bad.empty() || second_bad.empty()); ++i) {
-    std::uint64_t x = (i < static_cast<int>(boundary.size()) ? boundary[i] : rng()) & ti.value_mask();
-    std::vector<unsigned char> one = Pack(in_type, {x});
-    std::vector<unsigned char> tmp(16), out(16);
-    Status s1 = std::visit([&](const auto& codec) { return codec.Encode(one.data(), 1, tmp.data()); }, first);
-    if (!s1.ok()) {
-      first_bad.push_back(x);
-    } else if (!chain->Encode(one.data(), 1, out.data()).ok()) {
-      second_bad.push_back(x);
-    }
-  }
-  auto clean = Values(in_type, c.lo, c.hi, 5000, 7);
-  for (bool first_early : {true, false}) {
-    auto data = clean;
-    if (!second_bad.empty()) data[first_early ? 4000 : 100] = second_bad[0];
-    if (!first_bad.empty()) data[first_early ? 100 : 4000] = first_bad[0];
-    ExpectSame(*chain, true, Pack(in_type, data), data.size(),
-               std::string(c.name) + " precedence " + (first_early ? "first early" : "first late"));
-  }
-}
-
-const FusedCase kFusedCases[] = {
-    {"sentinel2_f64_u16", DataType::float64,
-     R"([{"name":"scale_offset","configuration":{"offset":-0.1,"scale":10000}},
-         {"name":"cast_value","configuration":{"data_type":"uint16",
-          "scalar_map":{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}}])",
-     -0.09, 6.4},
-    {"f32_u8_clamp", DataType::float32,
-     R"([{"name":"scale_offset","configuration":{"offset":5,"scale":0.1}},
-         {"name":"cast_value","configuration":{"data_type":"uint8","out_of_range":"clamp",
-          "scalar_map":{"encode":[["NaN",0]]}}}])",
-     -100, 3000},
-    {"f32_i16_wrap_towards_zero", DataType::float32,
-     R"([{"name":"scale_offset","configuration":{"scale":100}},
-         {"name":"cast_value","configuration":{"data_type":"int16","rounding":"towards-zero",
-          "out_of_range":"wrap"}}])",
-     -1000, 1000},
-    {"f16_e4m3_clamp", DataType::float16,
-     R"([{"name":"scale_offset","configuration":{"offset":1,"scale":4}},
-         {"name":"cast_value","configuration":{"data_type":"float8_e4m3","out_of_range":"clamp"}}])",
-     -50, 50},
-    {"i32_i8_wrap", DataType::int32,
-     R"([{"name":"scale_offset","configuration":{"offset":1000,"scale":3}},
-         {"name":"cast_value","configuration":{"data_type":"int8","out_of_range":"wrap"}}])",
-     -1e6, 1e6},
-    {"f64_f32_strict", DataType::float64,
-     R"([{"name":"scale_offset","configuration":{"scale":1e-3}},
-         {"name":"cast_value","configuration":{"data_type":"float32"}}])",
-     -1e30, 1e30},
-    {"bf16_u8_strict", DataType::bfloat16,
-     R"([{"name":"scale_offset","configuration":{"offset":-1}},
-         {"name":"cast_value","configuration":{"data_type":"uint8"}}])",
-     -1, 250},
-    {"u16_e5m2_away", DataType::uint16,
-     R"([{"name":"scale_offset","configuration":{"offset":100}},
-         {"name":"cast_value","configuration":{"data_type":"float8_e5m2",
-          "rounding":"nearest-away","out_of_range":"clamp"}}])",
-     100, 65535},
-    {"i64_u32_clamp", DataType::int64,
-     R"([{"name":"scale_offset","configuration":{"scale":-1}},
-         {"name":"cast_value","configuration":{"data_type":"uint32","out_of_range":"clamp"}}])",
-     -1e12, 1e12},
-    {"legacy_f8_u1", DataType::float64,
-     R"([{"name":"numcodecs.fixedscaleoffset",
-          "configuration":{"offset":1000,"scale":10,"dtype":"<f8","astype":"|u1"}}])",
-     990, 1030},
-    {"three_steps_f64_f32_bf16", DataType::float64,
-     R"([{"name":"scale_offset","configuration":{"offset":3,"scale":0.5}},
-         {"name":"cast_value","configuration":{"data_type":"float32"}},
-         {"name":"cast_value","configuration":{"data_type":"bfloat16","rounding":"towards-zero"}}])",
-     -1e9, 1e9},
-    {"cast_then_scale_f32_f16", DataType::float32,
-     R"([{"name":"cast_value","configuration":{"data_type":"float16","out_of_range":"clamp"}},
-         {"name":"scale_offset","configuration":{"offset":-2,"scale":"0xc000"}}])",
-     -16000, 16000},
-};
-
-INSTANTIATE_TEST_SUITE_P(Pairs, FusedMatchesUnfused, ::testing::ValuesIn(kFusedCases),
-                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Chain, NullBuffers) {
   auto chain = Chain::FromArrayMetadata(kSentinel2);

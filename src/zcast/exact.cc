@@ -23,15 +23,23 @@ struct Rounded {
 // multiples of 1; floats keep M+1 significant bits, never finer than the subnormal quantum; e8m0
 // keeps 1 bit with no lower limit (R6), so its ties 1.5*2^e go up in both nearest modes (the
 // candidate 2^e has odd significand 1).
-Rounded RoundToGrid(const ExactValue& x, const TypeInfo& d, Rounding mode) {
-  if (x.mag == 0 && !x.sticky) return {x.negative, 0, 0};
+Rounded RoundToGrid(const ExactValue& in, const TypeInfo& d, Rounding mode) {
+  if (in.mag == 0 && !in.sticky) return {in.negative, 0, 0};
+  ExactValue x = in;
+  if (x.mag == 0) {
+    // (0 + eps) * 2^exp: a value somewhere in (0, 2^exp), which callers only pass when it lies
+    // below every quantum that could tell its position apart (the oracle's StickyValues test).
+    // Hold it as the stand-in (2^62 + eps) * 2^(exp - 64), inside that interval, so that it has
+    // the 60+ significant bits the shift below relies on. Without it e8m0, whose grid has no
+    // lower limit (R6), got quantum = exp - 1 and a negative shift (undefined behaviour).
+    x.mag = std::uint64_t{1} << 62;
+    x.exp -= 64;
+  }
   std::int32_t quantum;
   if (d.is_int()) {
     quantum = 0;
   } else {
-    // x.mag == 0 with sticky only arises for values below any quantum we can see; treat top as
-    // far below.
-    std::int32_t top = x.mag ? x.exp + BitWidth(x.mag) - 1 : x.exp - 1;
+    std::int32_t top = x.exp + BitWidth(x.mag) - 1;
     quantum = top - d.mant_bits;
     if (d.special != Special::E8m0 && quantum < d.min_quantum_exp()) quantum = d.min_quantum_exp();
   }

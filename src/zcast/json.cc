@@ -261,7 +261,7 @@ class Parser {
       if (!ParseString(&key)) return false;
       // Duplicate keys have no agreed meaning (RFC 8259 4: "SHOULD be unique"), so metadata that
       // contains them is ambiguous and rejected.
-      if (!seen.insert(key).second) return Fail(key_offset, "duplicate key " + JsonQuote(key));
+      if (!seen.insert(key).second) return Fail(key_offset, "duplicate key " + BriefQuote(key));
       SkipWhitespace();
       if (AtEnd() || Peek() != ':') return Fail(pos_, "expected ':'");
       ++pos_;
@@ -374,5 +374,20 @@ std::string JsonQuote(std::string_view s) {
   out.push_back('"');
   return out;
 }
+
+std::string Brief(std::string_view serialized) {
+  if (serialized.size() <= kBriefMaxBytes) return std::string(serialized);
+  std::size_t cut = kBriefMaxBytes - 16;
+  // Back off to the start of a UTF-8 sequence, then to before an escape it would split.
+  while (cut > 0 && (static_cast<unsigned char>(serialized[cut]) & 0xC0) == 0x80) --cut;
+  std::size_t backslash = serialized.substr(0, cut).rfind('\\');
+  if (backslash != std::string_view::npos && cut - backslash < 6) cut = backslash;
+  return std::string(serialized.substr(0, cut)) + "... (" + std::to_string(serialized.size()) +
+         " bytes)";
+}
+
+std::string BriefQuote(std::string_view raw) { return Brief(JsonQuote(raw)); }
+
+std::string BriefJson(const JsonValue& v) { return Brief(v.Dump()); }
 
 }  // namespace zcast::internal

@@ -46,6 +46,18 @@ Result<JsonValue> ParseJson(std::string_view text);
 // A JSON string literal with the required escapes, e.g. "a\"b".
 std::string JsonQuote(std::string_view s);
 
+// Input quoted in an error message, bounded (R34): text of at most kBriefMaxBytes bytes is
+// returned as is; longer text as its first bytes (never cutting a UTF-8 sequence or an escape),
+// "..." and its total length, e.g. "aaaa..."... (10485762 bytes). The one helper every message
+// that quotes metadata goes through; BriefQuote and BriefJson below are its two forms.
+inline constexpr std::size_t kBriefMaxBytes = 64;
+std::string Brief(std::string_view serialized);
+// JsonQuote(raw), bounded: NUL and other control characters come out escaped ("\u0000"), so
+// a C string carrying the message is never cut short.
+std::string BriefQuote(std::string_view raw);
+// v.Dump(), bounded.
+std::string BriefJson(const JsonValue& v);
+
 }  // namespace zcast::internal
 
 #endif  // ZCAST_SRC_JSON_H_

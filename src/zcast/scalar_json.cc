@@ -281,12 +281,8 @@ CastOutcome CastDecimal(const Decimal& d, DataType type) {
                    t.has_inf() ? OutOfRange::kClamp : OutOfRange::kUnset);
 }
 
-// The JSON value as quoted in messages, shortened so a pathological lexeme cannot flood a log.
-std::string Quote(const JsonValue& value) {
-  std::string s = value.Dump();
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
-  return s;
-}
+// The JSON value as quoted in messages, bounded so a pathological lexeme cannot flood a log (R34).
+std::string Quote(const JsonValue& value) { return BriefJson(value); }
 
 Status Invalid(const JsonValue& value, DataType type, std::string_view reason) {
   return Status(StatusCode::kInvalidMetadata, Quote(value) + " is not a valid " +

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "zcast/dtype.h"
+#include "zcast/element_error.h"
 #include "zcast/exact.h"
 #include "zcast/json.h"
 #include "zcast/scalar_json.h"
@@ -537,16 +538,16 @@ Result<std::uint64_t> ParseParameter(const std::string& text, DataType type, boo
   if (!bits.ok()) return bits.status();
   internal::ExactValue v = internal::DecodeBits(type, *bits);
   if (v.cls != internal::ValueClass::kFinite)
-    return Invalid(std::string("\"") + key + "\" " + text + " must be finite (R22)");
+    return Invalid(std::string("\"") + key + "\" " + internal::Brief(text) + " must be finite (R22)");
   if (is_scale && v.mag == 0)
-    return Invalid("\"scale\" " + text + " is zero as a " + std::string(DataTypeName(type)) +
+    return Invalid("\"scale\" " + internal::Brief(text) + " is zero as a " + std::string(DataTypeName(type)) +
                    " value; decoding divides by scale (R22)");
   return *bits;
 }
 
 Status Run(const internal::ScaleOffsetParams& p, bool encode, const internal::Kernel& kernel,
            const void* in, std::size_t n, void* out) {
-  return internal::RunCodecKernel(kernel, p.type, in, n, out, [&p, encode](std::uint64_t bits) {
+  return internal::RunElementKernel(kernel, p.type, in, n, out, [&p, encode](std::uint64_t bits) {
     return std::string("scale_offset ") + (encode ? "encode" : "decode") + " of " +
            internal::DescribeScaleOffsetFailure(p, encode, bits);
   });
@@ -559,15 +560,15 @@ Result<ScaleOffsetSpec> ScaleOffsetSpec::FromJson(std::string_view codec_json) {
   if (!doc.ok()) return Invalid(doc.status().message());
   const JsonValue& root = *doc;
   if (root.type != JsonValue::Type::kObject)
-    return Invalid("codec metadata must be a JSON object, got " + root.Dump());
+    return Invalid("codec metadata must be a JSON object, got " + internal::BriefJson(root));
   for (const auto& [key, member] : root.object) {
     if (key != "name" && key != "configuration")
-      return Invalid("unknown key " + internal::JsonQuote(key) + " in codec metadata (R13)");
+      return Invalid("unknown key " + internal::BriefQuote(key) + " in codec metadata (R13)");
   }
   const JsonValue* name = root.Find("name");
   if (!name) return Invalid("missing required key \"name\"");
   if (name->type != JsonValue::Type::kString || name->text != "scale_offset")
-    return Invalid("\"name\" must be \"scale_offset\", got " + name->Dump());
+    return Invalid("\"name\" must be \"scale_offset\", got " + internal::BriefJson(*name));
   ScaleOffsetSpec spec;
   const JsonValue* config = root.Find("configuration");
   if (!config) {  // R21: {"name": "scale_offset"} is the identity, as zarr-python writes it
@@ -575,17 +576,17 @@ Result<ScaleOffsetSpec> ScaleOffsetSpec::FromJson(std::string_view codec_json) {
     return spec;
   }
   if (config->type != JsonValue::Type::kObject)
-    return Invalid("\"configuration\" must be an object, got " + config->Dump());
+    return Invalid("\"configuration\" must be an object, got " + internal::BriefJson(*config));
   for (const auto& [key, v] : config->object) {
     std::optional<std::string>* target;
     if (key == "offset") target = &spec.offset;
     else if (key == "scale") target = &spec.scale;
-    else return Invalid("unknown key " + internal::JsonQuote(key) + " in \"configuration\" (R13)");
+    else return Invalid("unknown key " + internal::BriefQuote(key) + " in \"configuration\" (R13)");
     // A JSON scalar (semantics.md): a number or a string ("NaN", "0x..."); null, booleans,
     // arrays and objects are wrong JSON types (R13). The value itself is checked by Bind.
     if (v.type != JsonValue::Type::kNumber && v.type != JsonValue::Type::kString)
-      return Invalid(internal::JsonQuote(key) + " must be a JSON number or string scalar, got " +
-                     v.Dump() + " (R13)");
+      return Invalid(internal::BriefQuote(key) + " must be a JSON number or string scalar, got " +
+                     internal::BriefJson(v) + " (R13)");
     *target = v.Dump();
   }
   return spec;
