@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and conversion of Zarr arrays.")
     parser.add_argument("--version", action="version", version=f"zcast {zcast.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    zcast._info.add_parser(sub)  # zcast info: version and SIMD targets
 
     _cli_demo.add_parser(sub)
     _cli_cast.add_parser(sub)
