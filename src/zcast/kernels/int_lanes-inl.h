@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "zcast/kernels.h"
+#include "zcast/kernels/fp_env.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
@@ -68,6 +69,7 @@ struct IntRangeConsts {
 template <OutOfRange O>
 struct IntToInt {
   using Consts = IntRangeConsts;
+  static constexpr FpRounding kFpRounding = FpRounding::kNearest;
   static HWY_INLINE VI32 Convert(const Consts& c, VI32 v, MI32* declined) {
     const DI32 d;
     const VI32 mask = hn::Set(d, static_cast<std::int32_t>(c.mask));
@@ -86,13 +88,14 @@ struct IntToInt {
 };
 
 // -> float32 by the hardware conversion (cvtdq2ps / scvtf / svcvt), which rounds in the run's FP
-// environment (fp_env.h sets the direction for the IEEE modes): exact for |v| <= 2^24 in every
-// mode, one correct rounding beyond. kDeclineWide declines |v| > 2^24 where that rounding is not
-// the one asked for: nearest-away (no hardware mode), and the portable targets, whose conversion
-// the compiler may evaluate assuming the default environment.
-template <bool kDeclineWide>
+// environment (kFp: fp_env.h sets the direction for the IEEE modes): exact for |v| <= 2^24 in
+// every mode, one correct rounding beyond. kDeclineWide declines |v| > 2^24 where that rounding is
+// not the one asked for: nearest-away (no hardware mode), and the directed modes on the portable
+// targets, whose scalar conversion the compiler may treat as if the environment were the default.
+template <FpRounding kFp, bool kDeclineWide>
 struct IntToF32 {
   struct Consts {};
+  static constexpr FpRounding kFpRounding = kFp;
   static HWY_INLINE VI32 Convert(const Consts&, VI32 v, MI32* declined) {
     const DI32 d;
     const hn::Rebind<float, DI32> df;
@@ -122,6 +125,7 @@ struct Float8Consts {
 template <Special8 kKind>
 struct Float8ToF32 {
   using Consts = Float8Consts;
+  static constexpr FpRounding kFpRounding = FpRounding::kNearest;
   static HWY_INLINE VI32 Convert(const Consts& c, VI32 v, MI32* declined) {
     const DI32 d;
     const hn::Rebind<float, DI32> df;

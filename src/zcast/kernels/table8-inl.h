@@ -36,19 +36,52 @@ using M8 = hn::Mask<D8>;
 
 inline const std::int8_t* AsI8(const std::uint8_t* p) { return reinterpret_cast<const std::int8_t*>(p); }
 
-// T_half[x & 0x7F] for the 128 entries at `half`: 8 rows of 16, row (x >> 4) & 7.
-HWY_INLINE V8 LookUpHalf(D8 d, const std::uint8_t* half, V8 x) {
+// x < 0 ? yes : no by the top bit of each byte. On AVX2 the vpblendvb itself: GCC turns
+// _mm256_blendv_epi8 into a select on mask < 0 and, when the mask is not a compare result, adds a
+// vpcmpgtb to rebuild it (one instruction more per blend, 7-14 per vector here).
+HWY_INLINE V8 SelectByTop(V8 x, V8 yes, V8 no) {
+#if HWY_TARGET == HWY_AVX2
+  __m256i r;
+  asm("vpblendvb %3, %2, %1, %0" : "=x"(r) : "x"(no.raw), "x"(yes.raw), "x"(x.raw));
+  return V8{r};
+#else
+  return hn::IfNegativeThenElse(x, yes, no);
+#endif
+}
+
+// The 8 rows of 16 entries of a 128-entry half, each broadcast to every 128-bit block. Where
+// vectors have a fixed size they are loaded once per run and kept (in registers, or spilled to
+// the stack, where they cannot alias the output as the table itself can); scalable vectors (SVE)
+// cannot be members, so there the rows are loaded where used.
+#if HWY_HAVE_SCALABLE
+struct Rows8 {
+  const std::uint8_t* half;
+  HWY_INLINE V8 Row(D8 d, int g) const { return hn::LoadDup128(d, AsI8(half + 16 * g)); }
+};
+inline Rows8 MakeRows8(D8, const std::uint8_t* half) { return {half}; }
+#else
+struct Rows8 {
+  V8 row[8];
+  HWY_INLINE V8 Row(D8, int g) const { return row[g]; }
+};
+inline Rows8 MakeRows8(D8 d, const std::uint8_t* half) {
+  Rows8 r;
+  for (int g = 0; g < 8; ++g) r.row[g] = hn::LoadDup128(d, AsI8(half + 16 * g));
+  return r;
+}
+#endif
+
+// T_half[x & 0x7F]: row (x >> 4) & 7, entry x & 15.
+HWY_INLINE V8 LookUpHalf(D8 d, const Rows8& rows, V8 x) {
   const V8 idx = hn::And(x, hn::Set(d, 0x0F));  // < 16 in every block: the lookup's domain
   // Doubling a byte moves its bit 6 to the top without touching the neighbours.
   const V8 bit6 = hn::Add(x, x), bit5 = hn::Add(bit6, bit6), bit4 = hn::Add(bit5, bit5);
   V8 q[4];
   for (int j = 0; j < 4; ++j) {
-    const V8 even = hn::TableLookupBytes(hn::LoadDup128(d, AsI8(half + 32 * j)), idx);
-    const V8 odd = hn::TableLookupBytes(hn::LoadDup128(d, AsI8(half + 32 * j + 16)), idx);
-    q[j] = hn::IfNegativeThenElse(bit4, odd, even);
+    q[j] = SelectByTop(bit4, hn::TableLookupBytes(rows.Row(d, 2 * j + 1), idx),
+                       hn::TableLookupBytes(rows.Row(d, 2 * j), idx));
   }
-  return hn::IfNegativeThenElse(bit6, hn::IfNegativeThenElse(bit5, q[3], q[2]),
-                                hn::IfNegativeThenElse(bit5, q[1], q[0]));
+  return SelectByTop(bit6, SelectByTop(bit5, q[3], q[2]), SelectByTop(bit5, q[1], q[0]));
 }
 
 // The lanes whose bit y of the 128-bit `bitmap` is set (bit y & 7 of byte y >> 3), y < 128.
@@ -62,8 +95,16 @@ HWY_INLINE M8 BitmapLanes(D8 d, const std::uint8_t* bitmap, V8 y) {
 }
 
 // Both halves, picked by x's sign bit; the failing x by a 256-bit bitmap.
-HWY_INLINE V8 Table8Full(D8 d, const Table8Plan& p, V8 x, M8* declined) {
-  const V8 lo = LookUpHalf(d, p.table, x), up = LookUpHalf(d, p.table + 128, x);
+struct Table8FullConsts {
+  Rows8 lo, up;
+  const std::uint8_t* fail_bits;
+  bool any_fail;
+};
+inline Table8FullConsts MakeTable8FullConsts(D8 d, const Table8Plan& p) {
+  return {MakeRows8(d, p.table), MakeRows8(d, p.table + 128), p.fail_bits, p.any_fail};
+}
+HWY_INLINE V8 Table8Full(D8 d, const Table8FullConsts& p, V8 x, M8* declined) {
+  const V8 lo = LookUpHalf(d, p.lo, x), up = LookUpHalf(d, p.up, x);
   if (p.any_fail) {
     const V8 y = hn::And(x, hn::Set(d, 0x7F));
     const M8 neg = hn::MaskFromVec(hn::BroadcastSignBit(x));
@@ -71,12 +112,12 @@ HWY_INLINE V8 Table8Full(D8 d, const Table8Plan& p, V8 x, M8* declined) {
   } else {
     *declined = hn::FirstN(d, 0);
   }
-  return hn::IfNegativeThenElse(x, up, lo);
+  return SelectByTop(x, up, lo);
 }
 
 // The settings of Table8SignedPlan by value, so that they stay in registers across a run.
 struct Table8SignedConsts {
-  const std::uint8_t* lo;  // T[0..127]
+  Rows8 lo;  // T[0..127]
   const std::uint8_t* bad;
   std::int8_t flip, bad_after, bad_upto;
   bool keep_all, zero_keep;
@@ -84,9 +125,9 @@ struct Table8SignedConsts {
   int n_fix_l, n_fix;
   std::int8_t fix_key[Table8SignedPlan::kMaxFixes], fix_value[Table8SignedPlan::kMaxFixes];
 };
-inline Table8SignedConsts MakeTable8SignedConsts(const Table8Plan& p) {
+inline Table8SignedConsts MakeTable8SignedConsts(D8 d, const Table8Plan& p) {
   const Table8SignedPlan& s = p.sign;
-  Table8SignedConsts c{p.table, s.bad, static_cast<std::int8_t>(s.flip), s.bad_after, s.bad_upto, s.keep_all,
+  Table8SignedConsts c{MakeRows8(d, p.table), s.bad, static_cast<std::int8_t>(s.flip), s.bad_after, s.bad_upto, s.keep_all,
                        s.zero_keep, s.check, s.n_fix_l, s.n_fix, {}, {}};
   for (int k = 0; k < s.n_fix; ++k) {
     c.fix_key[k] = static_cast<std::int8_t>(s.fix_key[k]);
@@ -115,14 +156,17 @@ HWY_INLINE V8 Table8Signed(D8 d, const Table8SignedConsts& c, V8 x, M8* declined
   } else {
     *declined = BitmapLanes(d, c.bad, y);
   }
-  return hn::IfNegativeThenElse(x, u, l);
+  return SelectByTop(x, u, l);
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
-// The whole table in four registers, and the failures (0xFF per failing entry) in four more.
+// The whole table in four registers. The failing lanes: none; or, when they are one run of y =
+// x & 0x7F in either half (the signed plan's kRange, typically the source's Inf and NaN
+// encodings), two compares; else the failures (0xFF per failing entry) looked up the same way.
 struct Table8PermuteConsts {
   __m512i t[4], f[4];
-  bool any_fail;
+  enum class Check : std::uint8_t { kNone, kRange, kTable } check;
+  std::int8_t bad_after, bad_upto;
 };
 inline Table8PermuteConsts MakeTable8PermuteConsts(const Table8Plan& p) {
   Table8PermuteConsts c;
@@ -130,20 +174,30 @@ inline Table8PermuteConsts MakeTable8PermuteConsts(const Table8Plan& p) {
     c.t[k] = _mm512_load_si512(p.table + 64 * k);
     c.f[k] = _mm512_load_si512(p.fail + 64 * k);
   }
-  c.any_fail = p.any_fail;
+  using Check = Table8PermuteConsts::Check;
+  c.check = !p.any_fail ? Check::kNone
+            : p.is_signed && p.sign.check == Table8SignedPlan::Check::kRange ? Check::kRange
+                                                                               : Check::kTable;
+  c.bad_after = p.sign.bad_after;
+  c.bad_upto = p.sign.bad_upto;
   return c;
 }
 // vpermi2b: bits 0..5 of x index a register, bit 6 picks one of the pair; bit 7 picks the pair.
 HWY_INLINE V8 Table8Permute(const Table8PermuteConsts& c, V8 x, M8* declined) {
+  using Check = Table8PermuteConsts::Check;
   const __mmask64 neg = _mm512_movepi8_mask(x.raw);
   const __m512i lo = _mm512_permutex2var_epi8(c.t[0], x.raw, c.t[1]);
   const __m512i up = _mm512_permutex2var_epi8(c.t[2], x.raw, c.t[3]);
-  if (c.any_fail) {
+  if (c.check == Check::kNone) {
+    declined->raw = 0;
+  } else if (c.check == Check::kRange) {
+    const D8 d;
+    const V8 y = hn::And(x, hn::Set(d, 0x7F));
+    *declined = hn::AndNot(hn::Gt(y, hn::Set(d, c.bad_upto)), hn::Gt(y, hn::Set(d, c.bad_after)));
+  } else {
     const __m512i f = _mm512_mask_blend_epi8(neg, _mm512_permutex2var_epi8(c.f[0], x.raw, c.f[1]),
                                              _mm512_permutex2var_epi8(c.f[2], x.raw, c.f[3]));
     declined->raw = _mm512_movepi8_mask(f);
-  } else {
-    declined->raw = 0;
   }
   return V8{_mm512_mask_blend_epi8(neg, lo, up)};
 }
