@@ -76,12 +76,12 @@ HWY_INLINE V8 LookUpHalf(D8 d, const Rows8& rows, V8 x) {
   const V8 idx = hn::And(x, hn::Set(d, 0x0F));  // < 16 in every block: the lookup's domain
   // Doubling a byte moves its bit 6 to the top without touching the neighbours.
   const V8 bit6 = hn::Add(x, x), bit5 = hn::Add(bit6, bit6), bit4 = hn::Add(bit5, bit5);
-  V8 q[4];
-  for (int j = 0; j < 4; ++j) {
-    q[j] = SelectByTop(bit4, hn::TableLookupBytes(rows.Row(d, 2 * j + 1), idx),
-                       hn::TableLookupBytes(rows.Row(d, 2 * j), idx));
-  }
-  return SelectByTop(bit6, SelectByTop(bit5, q[3], q[2]), SelectByTop(bit5, q[1], q[0]));
+  // Written out, not as a loop over an array: GCC kept such an array in memory.
+  const V8 q0 = SelectByTop(bit4, hn::TableLookupBytes(rows.Row(d, 1), idx), hn::TableLookupBytes(rows.Row(d, 0), idx));
+  const V8 q1 = SelectByTop(bit4, hn::TableLookupBytes(rows.Row(d, 3), idx), hn::TableLookupBytes(rows.Row(d, 2), idx));
+  const V8 q2 = SelectByTop(bit4, hn::TableLookupBytes(rows.Row(d, 5), idx), hn::TableLookupBytes(rows.Row(d, 4), idx));
+  const V8 q3 = SelectByTop(bit4, hn::TableLookupBytes(rows.Row(d, 7), idx), hn::TableLookupBytes(rows.Row(d, 6), idx));
+  return SelectByTop(bit6, SelectByTop(bit5, q3, q2), SelectByTop(bit5, q1, q0));
 }
 
 // The lanes whose bit y of the 128-bit `bitmap` is set (bit y & 7 of byte y >> 3), y < 128.
