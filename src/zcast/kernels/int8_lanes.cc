@@ -23,6 +23,8 @@ struct Int8Family {
   static constexpr FpRounding kFpRounding = FpRounding::kNearest;
   using Params = Int8Consts;
   using Consts = Int8Consts;
+  static constexpr std::size_t SrcSize(const Params&) { return kSrcSize; }
+  static constexpr std::size_t DstSize(const Params&) { return kDstSize; }
   static Consts MakeConsts(const Params& p) { return p; }
   static std::size_t BlockElems() { return hn::Lanes(hn::ScalableTag<std::uint8_t>()); }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,

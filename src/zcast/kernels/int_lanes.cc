@@ -17,21 +17,26 @@
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
 
-template <class Loader, class Conv, std::size_t kDst>
+// The destination size (1, 2 or 4 bytes) is a run-time value, as block-inl.h's sizes are: one
+// instantiation per loader and converter instead of three.
+template <class Loader, class Conv>
 struct IntLanes {
   static constexpr std::size_t kSrcSize = Loader::kSize;
-  static constexpr std::size_t kDstSize = kDst;
   static constexpr FpRounding kFpRounding = Conv::kFpRounding;
   struct Params {
     typename Conv::Consts conv;
     VectorMap map;  // equality keys on the int32 lane values
+    std::size_t dst_size;
   };
   struct Consts {
     typename Conv::Consts conv;
     const VectorMap* map;
     int map_n;
+    std::size_t dst_size;
   };
-  static Consts MakeConsts(const Params& p) { return {p.conv, &p.map, p.map.n}; }
+  static Consts MakeConsts(const Params& p) { return {p.conv, &p.map, p.map.n, p.dst_size}; }
+  static constexpr std::size_t SrcSize(const Params&) { return kSrcSize; }
+  static std::size_t DstSize(const Params& p) { return p.dst_size; }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DU32()); }
 
   // One vector: load, convert, map.
@@ -53,7 +58,7 @@ struct IntLanes {
     const VU32 r1 = One(c, in + step, &m1);
     const VU32 r2 = One(c, in + 2 * step, &m2);
     const VU32 r3 = One(c, in + 3 * step, &m3);
-    StoreBlock<kDst>(r0, r1, r2, r3, out);
+    StoreBlock(c.dst_size, r0, r1, r2, r3, out);
     if (HWY_LIKELY(hn::AllFalse(du, hn::Or(hn::Or(m0, m1), hn::Or(m2, m3))))) return kNoFailure;
     return ResolveBlock(du, m0, m1, m2, m3, res);
   }
@@ -81,8 +86,8 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
   const TypeInfo& d = Info(dir.dst);
   if (dir.dst == DataType::float32) {
     auto make = [&]<FpRounding kFp, bool kDeclineWide>() {
-      using Fam = IntLanes<Loader, IntToF32<kFp, kDeclineWide>, 4>;
-      return MakeWithMap<Fam>(dir, {}, "int-lanes-to-float32", KeyRep::kInt32Value);
+      using Fam = IntLanes<Loader, IntToF32<kFp, kDeclineWide>>;
+      return MakeWithMap<Fam>(dir, {{}, {}, 4}, "int-lanes-to-float32", KeyRep::kInt32Value);
     };
     // At most 16 bits: exact in float32, whatever the mode.
     if (Loader::kSize < 4) return make.template operator()<FpRounding::kNearest, false>();
@@ -103,10 +108,8 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
                                                        : (d.bits == 32 ? 0x7FFFFFFFll : (1ll << d.bits) - 1));
   ip.mask = static_cast<std::uint32_t>(d.value_mask());
   return WithOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
-    return WithDstSize(d.size, [&]<std::size_t kD>() {
-      using Fam = IntLanes<Loader, IntToInt<O>, kD>;
-      return MakeWithMap<Fam>(dir, {ip, {}}, "int-lanes-to-int", KeyRep::kInt32Value);
-    });
+    using Fam = IntLanes<Loader, IntToInt<O>>;
+    return MakeWithMap<Fam>(dir, {ip, {}, d.size}, "int-lanes-to-int", KeyRep::kInt32Value);
   });
 }
 
@@ -122,8 +125,8 @@ std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
   c.min_normal_mag = 1 << s.mant_bits;
   c.sub_adjust = s.min_quantum_exp() * (1 << 23);
   auto make = [&]<Special8 kKind>() {
-    using Fam = IntLanes<LoadU8, Float8ToF32<kKind>, 4>;
-    return MakeWithMap<Fam>(dir, {c, {}}, "float8-to-float32", KeyRep::kInt32Value);
+    using Fam = IntLanes<LoadU8, Float8ToF32<kKind>>;
+    return MakeWithMap<Fam>(dir, {c, {}, 4}, "float8-to-float32", KeyRep::kInt32Value);
   };
   if (s.special == Special::Ieee) return make.template operator()<Special8::kIeee>();
   if (s.special == Special::Fnuz) return make.template operator()<Special8::kFnuz>();

@@ -1,8 +1,8 @@
 // Any 1-byte -> 1-byte pair as a 256-entry table T, filled by the reference path at bind time
 // (scalar_map and every rule included, so the kernel is exact by construction: table8_plan.h);
 // the kernels differ only in how they look T up (table8-inl.h): vpermi2b on AVX3_DL, the signed
-// half-table or both halves by TableLookupBytes elsewhere. A block is one vector of bytes; its
-// failing lanes (T's failing entries, or a superset that the reference then decides) are resolved
+// half-table or both halves by TableLookupBytes elsewhere, T indexed directly on SCALAR (one
+// lane). A block is one vector of bytes; its failing lanes (T's failing entries, or a superset that the reference then decides) are resolved
 // in index order, so the first failing index is the reference's.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8.cc"
@@ -24,6 +24,8 @@ struct Table8Family {
   static constexpr FpRounding kFpRounding = FpRounding::kNearest;
   using Params = Table8Plan;
   using Consts = typename Lookup::Consts;
+  static constexpr std::size_t SrcSize(const Params&) { return kSrcSize; }
+  static constexpr std::size_t DstSize(const Params&) { return kDstSize; }
   static Consts MakeConsts(const Params& p) { return Lookup::MakeConsts(p); }
   static std::size_t BlockElems() { return hn::Lanes(D8()); }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
@@ -46,6 +48,19 @@ struct SignedLookup {
   static Consts MakeConsts(const Table8Plan& p) { return MakeTable8SignedConsts(D8(), p); }
   static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) { return Table8Signed(D8(), c, x, declined); }
 };
+#if HWY_TARGET == HWY_SCALAR
+// One lane: TableLookupBytes sees a single byte there, so T is indexed directly.
+struct DirectLookup {
+  using Consts = const Table8Plan*;
+  static Consts MakeConsts(const Table8Plan& p) { return &p; }
+  static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) {
+    const D8 d;
+    const auto b = static_cast<std::uint8_t>(hn::GetLane(x));
+    *declined = hn::FirstN(d, c->fail[b] ? 1 : 0);
+    return hn::Set(d, static_cast<std::int8_t>(c->table[b]));
+  }
+};
+#endif
 #if HWY_TARGET == HWY_AVX3_DL
 struct PermuteLookup {
   using Consts = Table8PermuteConsts;
@@ -60,6 +75,8 @@ std::unique_ptr<const Kernel> MakeTable8(const Direction& dir) {
   PlanTable8(dir, &plan);
 #if HWY_TARGET == HWY_AVX3_DL
   return Make<Table8Family<PermuteLookup>>(dir, plan, "table8-permute");
+#elif HWY_TARGET == HWY_SCALAR
+  return Make<Table8Family<DirectLookup>>(dir, plan, "table8-direct");
 #else
   if (plan.is_signed) return Make<Table8Family<SignedLookup>>(dir, plan, "table8-signed");
   return Make<Table8Family<FullLookup>>(dir, plan, "table8-full");
