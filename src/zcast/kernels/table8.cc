@@ -1,10 +1,104 @@
-// Not ported yet: any 1-byte -> 1-byte pair as a table (branch hwyint).
-// Until the family lands, SelectKernelFor falls through to the hand-written AVX2 kernels (on AVX2
-// and better) and the baseline for these pairs. The family's branch replaces this file.
+// Any 1-byte -> 1-byte pair as a 256-entry table T, filled by the reference path at bind time
+// (scalar_map and every rule included, so the kernel is exact by construction: table8_plan.h);
+// the kernels differ only in how they look T up (table8-inl.h): vpermi2b on AVX3_DL, the signed
+// half-table or both halves by TableLookupBytes elsewhere, T indexed directly on SCALAR (one
+// lane). A block is one vector of bytes; its failing lanes (T's failing entries, or a superset that the reference then decides) are resolved
+// in index order, so the first failing index is the reference's.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "zcast/kernels/table8.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "zcast/kernels/block-inl.h"
+#include "zcast/kernels/table8-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace zcast::internal::HWY_NAMESPACE {
+
+// A block of Lanes(D8) bytes (at most kMaxBlock = 4 x Lanes(uint32): the same count).
+template <class Lookup>
+struct Table8Family {
+  static constexpr std::size_t kSrcSize = 1;
+  static constexpr std::size_t kDstSize = 1;
+  static constexpr FpRounding kFpRounding = FpRounding::kNearest;
+  using Params = Table8Plan;
+  using Consts = typename Lookup::Consts;
+  static constexpr std::size_t SrcSize(const Params&) { return kSrcSize; }
+  static constexpr std::size_t DstSize(const Params&) { return kDstSize; }
+  static Consts MakeConsts(const Params& p) { return Lookup::MakeConsts(p); }
+  static std::size_t BlockElems() { return hn::Lanes(D8()); }
+  static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
+                                      const Resolver& res) {
+    const D8 d;
+    M8 declined;
+    const V8 r = Lookup::Run(c, hn::LoadU(d, reinterpret_cast<const std::int8_t*>(in)), &declined);
+    hn::StoreU(r, d, reinterpret_cast<std::int8_t*>(out));
+    return ResolveMask(d, declined, 0, res);
+  }
+};
+
+struct FullLookup {
+  using Consts = Table8FullConsts;
+  static Consts MakeConsts(const Table8Plan& p) { return MakeTable8FullConsts(D8(), p); }
+  static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) { return Table8Full(D8(), c, x, declined); }
+};
+struct SignedLookup {
+  using Consts = Table8SignedConsts;
+  static Consts MakeConsts(const Table8Plan& p) { return MakeTable8SignedConsts(D8(), p); }
+  static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) { return Table8Signed(D8(), c, x, declined); }
+};
+#if HWY_TARGET == HWY_SCALAR
+// One lane: TableLookupBytes sees a single byte there, so T is indexed directly.
+struct DirectLookup {
+  using Consts = const Table8Plan*;
+  static Consts MakeConsts(const Table8Plan& p) { return &p; }
+  static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) {
+    const D8 d;
+    const auto b = static_cast<std::uint8_t>(hn::GetLane(x));
+    *declined = hn::FirstN(d, c->fail[b] ? 1 : 0);
+    return hn::Set(d, static_cast<std::int8_t>(c->table[b]));
+  }
+};
+#endif
+#if HWY_TARGET == HWY_AVX3_DL
+struct PermuteLookup {
+  using Consts = Table8PermuteConsts;
+  static Consts MakeConsts(const Table8Plan& p) { return MakeTable8PermuteConsts(p); }
+  static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) { return Table8Permute(c, x, declined); }
+};
+#endif
+
+std::unique_ptr<const Kernel> MakeTable8(const Direction& dir) {
+  if (Info(dir.src).size != 1 || Info(dir.dst).size != 1) return nullptr;
+  Table8Plan plan;
+  PlanTable8(dir, &plan);
+#if HWY_TARGET == HWY_AVX3_DL
+  return Make<Table8Family<PermuteLookup>>(dir, plan, "table8-permute");
+#elif HWY_TARGET == HWY_SCALAR
+  return Make<Table8Family<DirectLookup>>(dir, plan, "table8-direct");
+#else
+  if (plan.is_signed) return Make<Table8Family<SignedLookup>>(dir, plan, "table8-signed");
+  return Make<Table8Family<FullLookup>>(dir, plan, "table8-full");
+#endif
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace zcast::internal::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "zcast/kernels/dispatch.h"
 #include "zcast/kernels/families.h"
 
 namespace zcast::internal {
 
-std::unique_ptr<const Kernel> SelectTable8(const Direction&, std::int64_t) { return nullptr; }
+HWY_EXPORT(MakeTable8);
+
+std::unique_ptr<const Kernel> SelectTable8(const Direction& dir, std::int64_t target) {
+  if (Info(dir.src).size != 1 || Info(dir.dst).size != 1) return nullptr;
+  return ZCAST_CALL_FOR_TARGET(MakeTable8, target, dir);
+}
 
 }  // namespace zcast::internal
+#endif  // HWY_ONCE

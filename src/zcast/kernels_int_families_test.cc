@@ -1,0 +1,281 @@
+// The integer and 8-bit kernel families (src/zcast/kernels/int_lanes.cc, int8_lanes.cc,
+// table8.cc) against the reference path, once per compiled SIMD target (the target's name is in
+// the test name; a target the CPU lacks is reported as "NOT RUN: <target> (CPU lacks it)"):
+// every pair the families take, on every encoding of the <= 16-bit sources (for the 1-byte
+// sources all 256 bytes, so the sub-byte types' ignored upper bits too), boundaries and seeded
+// random values of int32; tails 0..40 and around the blocks of the widest vectors, unaligned
+// buffers; a failing element in every position of two blocks; scalar maps larger than the inline
+// ones; a non-default FP environment. kernels_test.cc runs the whole selection the same way; the
+// tests here first check that the family under test is the one selected, so they cannot pass on a
+// fallback.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "zcast/dtype.h"
+#include "zcast/kernels.h"
+#include "zcast/kernels/fp_env.h"
+#include "zcast/kernels/targets.h"
+
+namespace zcast::internal {
+namespace {
+
+bool IsFamilyKernel(const char* name) {
+  for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "float8-to-float32", "int8-lanes",
+                        "table8-permute", "table8-signed", "table8-full", "table8-direct"}) {
+    if (std::strcmp(name, n) == 0) return true;
+  }
+  return false;
+}
+
+// Every encoding of a <= 16-bit source as stored (1-byte types: every byte), or int32 boundaries
+// (powers of two and their neighbours, both signs, the type's extremes) and seeded random values.
+std::vector<std::uint64_t> RawInputs(DataType src) {
+  const TypeInfo& s = Info(src);
+  std::vector<std::uint64_t> v;
+  if (s.size <= 2) {
+    for (std::uint64_t b = 0; b < (1ull << (8 * s.size)); ++b) v.push_back(b);
+    return v;
+  }
+  for (int e = 0; e < 32; ++e) {
+    for (int d = -2; d <= 2; ++d) {
+      const std::uint32_t p = (1u << e) + static_cast<std::uint32_t>(d);
+      v.push_back(p);
+      v.push_back(static_cast<std::uint32_t>(0u - p));
+    }
+  }
+  std::mt19937_64 rng(4321);
+  for (int i = 0; i < 20000; ++i) v.push_back(static_cast<std::uint32_t>(rng()));
+  return v;
+}
+
+// Runs `kernel` from each failure on, comparing the first failing index and every byte before it
+// with the reference loop; `in_off` / `out_off` shift the buffers off their alignment.
+void ExpectMatchesReference(const Kernel& kernel, const Direction& dir, const std::vector<std::uint64_t>& inputs,
+                            std::size_t in_off = 0, std::size_t out_off = 0) {
+  const std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size, n = inputs.size();
+  std::vector<unsigned char> in_buf(n * ss + in_off + 1), out_buf(n * ds + out_off + 1, 0xCD), want(n * ds + 1);
+  unsigned char* in = in_buf.data() + in_off;
+  unsigned char* out = out_buf.data() + out_off;
+  for (std::size_t i = 0; i < n; ++i) StoreBits(in + i * ss, ss, inputs[i]);
+  const auto reference = ReferenceKernel(dir);
+  std::size_t start = 0;
+  while (start <= n) {
+    const std::size_t f = start + kernel.Run(in + start * ss, n - start, out + start * ds);
+    const std::size_t g = start + reference->Run(in + start * ss, n - start, want.data() + start * ds);
+    ASSERT_EQ(f, g) << "first failure, run from " << start << ", kernel " << kernel.name();
+    for (std::size_t i = start; i < f; ++i) {
+      ASSERT_EQ(LoadBits(out + i * ds, ds), LoadBits(want.data() + i * ds, ds))
+          << "element " << i << ", input bits 0x" << std::hex << inputs[i] << ", kernel " << kernel.name();
+    }
+    ASSERT_EQ(out_buf[n * ds + out_off], 0xCD) << "wrote past the end, kernel " << kernel.name();
+    start = f + 1;
+  }
+}
+
+std::string Describe(const Direction& dir) {
+  return std::string(DataTypeName(dir.src)) + " -> " + std::string(DataTypeName(dir.dst)) + " " +
+         std::string(RoundingName(dir.rounding)) + " " + std::string(OutOfRangeName(dir.out_of_range)) +
+         (dir.map.empty() ? "" : " with scalar_map");
+}
+
+// The sources these families take.
+std::vector<DataType> FamilySources() {
+  std::vector<DataType> v;
+  for (DataType t : kAllDataTypes) {
+    const TypeInfo& s = Info(t);
+    if (s.size == 1 || t == DataType::uint16 || t == DataType::int16 || t == DataType::int32) v.push_back(t);
+  }
+  return v;
+}
+
+class IntFamilies : public ::testing::TestWithParam<std::int64_t> {
+ protected:
+  void SetUp() override {
+    if (!IsSupportedSimdTarget(GetParam()))
+      GTEST_SKIP() << "NOT RUN: " << SimdTargetName(GetParam()) << " (CPU lacks it)";
+  }
+  std::int64_t target() const { return GetParam(); }
+  bool highway() const { return target() != kBaselineTarget; }
+};
+
+// The families are the ones selected, on every Highway target (vpermi2b on AVX3_DL).
+TEST_P(IntFamilies, AreSelected) {
+  if (!highway()) GTEST_SKIP() << "NOT RUN: baseline has no Highway kernels";
+  struct Want {
+    DataType src, dst;
+    OutOfRange oor;
+    const char* name;
+  };
+  const std::string name = SimdTargetName(target());
+  const bool dl = name == "AVX3_DL", scalar = name == "SCALAR";
+  const Want wants[] = {
+      {DataType::uint8, DataType::int8, OutOfRange::kClamp, "int8-lanes"},
+      {DataType::uint8, DataType::uint4, OutOfRange::kClamp, "int8-lanes"},
+      {DataType::int2, DataType::uint8, OutOfRange::kUnset, "int8-lanes"},
+      {DataType::float8_e4m3, DataType::float8_e5m2, OutOfRange::kUnset, dl ? "table8-permute" : scalar ? "table8-direct" : "table8-signed"},
+      {DataType::float8_e5m2, DataType::float8_e4m3fnuz, OutOfRange::kClamp, dl ? "table8-permute" : scalar ? "table8-direct" : "table8-signed"},
+      {DataType::float8_e4m3, DataType::float4_e2m1fn, OutOfRange::kClamp, dl ? "table8-permute" : scalar ? "table8-direct" : "table8-signed"},
+      {DataType::uint8, DataType::float8_e8m0fnu, OutOfRange::kClamp, dl ? "table8-permute" : scalar ? "table8-direct" : "table8-full"},
+      {DataType::uint8, DataType::float32, OutOfRange::kUnset, "int-lanes-to-float32"},
+      {DataType::int32, DataType::uint8, OutOfRange::kClamp, "int-lanes-to-int"},
+      {DataType::int16, DataType::int32, OutOfRange::kWrap, "int-lanes-to-int"},
+      {DataType::float8_e4m3fnuz, DataType::float32, OutOfRange::kUnset, "float8-to-float32"},
+      {DataType::float4_e2m1fn, DataType::float32, OutOfRange::kUnset, "float8-to-float32"},
+  };
+  for (const Want& w : wants) {
+    Direction dir{w.src, w.dst, Rounding::kNearestEven, w.oor, {}};
+    EXPECT_STREQ(SelectKernelFor(dir, target())->name(), w.name) << Describe(dir);
+  }
+}
+
+// Every pair, mode and out_of_range the families take, against the reference on every encoding.
+TEST_P(IntFamilies, EveryPairMatchesReference) {
+  int covered = 0;
+  for (DataType src : FamilySources()) {
+    const std::vector<std::uint64_t> inputs = RawInputs(src);
+    for (DataType dst : kAllDataTypes) {
+      for (int r = 0; r < 5; ++r) {
+        for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
+          Direction dir{src, dst, static_cast<Rounding>(r), oor, {}};
+          auto kernel = SelectKernelFor(dir, target());
+          if (!IsFamilyKernel(kernel->name())) continue;
+          ++covered;
+          SCOPED_TRACE(Describe(dir));
+          ExpectMatchesReference(*kernel, dir, inputs, covered % 3, covered % 5);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+  if (highway()) EXPECT_GT(covered, 1000);
+}
+
+// Tails of every length 0..40 and around one and two blocks of the widest vectors (a byte block
+// is one vector: 64 lanes on AVX-512, up to 256 on SVE), unaligned, with failing elements.
+TEST_P(IntFamilies, TailsAndUnalignedBuffers) {
+  const Direction dirs[] = {
+      {DataType::uint8, DataType::int8, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::int4, DataType::uint2, Rounding::kNearestEven, OutOfRange::kClamp, {}},
+      {DataType::float8_e5m2, DataType::float8_e4m3, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::float8_e4m3, DataType::uint8, Rounding::kTowardsPositive, OutOfRange::kUnset, {}},
+      {DataType::int32, DataType::uint8, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::int16, DataType::uint16, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::int32, DataType::float32, Rounding::kTowardsNegative, OutOfRange::kUnset, {}},
+      {DataType::float8_e5m2, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+  };
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 40; ++n) lengths.push_back(n);
+  for (std::size_t b : {64, 128, 256, 512}) {
+    for (std::size_t n : {b - 1, b, b + 1, 2 * b + 7}) lengths.push_back(n);
+  }
+  std::mt19937_64 rng(77);
+  for (const Direction& dir : dirs) {
+    SCOPED_TRACE(Describe(dir));
+    auto kernel = SelectKernelFor(dir, target());
+    if (highway()) EXPECT_TRUE(IsFamilyKernel(kernel->name())) << kernel->name();
+    const std::vector<std::uint64_t> all = RawInputs(dir.src);
+    for (std::size_t n : lengths) {
+      std::vector<std::uint64_t> in(n);
+      for (auto& b : in) b = all[rng() % all.size()];
+      for (std::size_t off : {0, 1, 3}) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
+        ExpectMatchesReference(*kernel, dir, in, off, (off * 5) % 4);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// One failing (or, for int32 -> float32 nearest-away, declined: 2^24 + 1) element at every
+// position of two blocks plus a tail, among elements that convert: the index reported must be the
+// reference's, and every element before it written.
+TEST_P(IntFamilies, FailingElementInEveryPosition) {
+  struct Case {
+    Direction dir;
+    std::uint64_t good, bad;
+  };
+  const Case cases[] = {
+      {{DataType::uint8, DataType::int8, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 5, 200},
+      {{DataType::uint4, DataType::int2, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 1, 0xF3},
+      {{DataType::float8_e5m2, DataType::float8_e4m3, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 0x3C, 0x5C},
+      {{DataType::float8_e4m3, DataType::float8_e5m2fnuz, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 0xB8, 0xF8},
+      {{DataType::int32, DataType::uint16, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 7, 0xFFFFFFFFu},
+      {{DataType::int32, DataType::float32, Rounding::kNearestAway, OutOfRange::kUnset, {}}, 7, 0x01000001u},
+  };
+  constexpr std::size_t kN = 2 * 256 + 9;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(Describe(c.dir));
+    auto kernel = SelectKernelFor(c.dir, target());
+    if (highway()) EXPECT_TRUE(IsFamilyKernel(kernel->name())) << kernel->name();
+    for (std::size_t p = 0; p < kN; p += (p < 140 ? 1 : 37)) {
+      std::vector<std::uint64_t> in(kN, c.good);
+      in[p] = c.bad;
+      in[(p * 7 + 3) % kN] = c.bad;
+      SCOPED_TRACE("failing element at " + std::to_string(p));
+      ExpectMatchesReference(*kernel, c.dir, in);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// scalar_map in the vector: keys win over every rule (R10), the first occurrence of a key wins,
+// out-of-range keys are mapped rather than failed; maps longer than the inline four.
+TEST_P(IntFamilies, ScalarMapKeys) {
+  for (DataType src : FamilySources()) {
+    const TypeInfo& s = Info(src);
+    const std::vector<std::uint64_t> inputs = RawInputs(src);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> map;
+    for (int k = 0; k < 7; ++k) map.emplace_back(inputs[(inputs.size() * (2 * k + 1)) / 16], k);
+    map.emplace_back(inputs[inputs.size() / 16], 9);  // a repeated key: the first one wins
+    if (s.has_nan()) map.emplace_back(s.canonical_nan(), 1);
+    for (DataType dst : {DataType::uint8, DataType::int4, DataType::int16, DataType::uint32, DataType::float32,
+                         DataType::float8_e4m3fnuz, DataType::float4_e2m1fn}) {
+      for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
+        Direction dir{src, dst, Rounding::kTowardsZero, oor, map};
+        if (Info(dst).kind == Kind::Float && oor == OutOfRange::kWrap) continue;
+        auto kernel = SelectKernelFor(dir, target());
+        SCOPED_TRACE(Describe(dir) + ", kernel " + kernel->name());
+        ExpectMatchesReference(*kernel, dir, inputs, 1, 2);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// A caller's non-default FP environment (flush-to-zero, denormals-are-zero, rounding towards zero)
+// changes nothing: the run sets its own and restores the caller's.
+TEST_P(IntFamilies, NonDefaultFloatingPointEnvironment) {
+  const std::uint64_t odd = NonDefaultFpControlForTest();
+  if (odd == 0) GTEST_SKIP() << "NOT RUN: no FP control register on this architecture";
+  const Direction dirs[] = {
+      {DataType::int32, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::int32, DataType::float32, Rounding::kTowardsPositive, OutOfRange::kUnset, {}},
+      {DataType::float8_e5m2, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::float8_e4m3b11fnuz, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::float6_e3m2fn, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::float8_e4m3, DataType::float8_e5m2, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+  };
+  for (const Direction& dir : dirs) {
+    SCOPED_TRACE(Describe(dir));
+    auto kernel = SelectKernelFor(dir, target());
+    const std::vector<std::uint64_t> inputs = RawInputs(dir.src);
+    const std::uint64_t saved = FpControlForTest();
+    SetFpControlForTest(odd);
+    ExpectMatchesReference(*kernel, dir, inputs);
+    const std::uint64_t after = FpControlForTest();
+    SetFpControlForTest(saved);
+    EXPECT_EQ(after, odd) << "the caller's FP environment was not restored";
+    if (HasFatalFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, IntFamilies, ::testing::ValuesIn(CompiledSimdTargets()),
+                         [](const auto& info) { return std::string(SimdTargetName(info.param)); });
+
+}  // namespace
+}  // namespace zcast::internal
