@@ -15,8 +15,11 @@
 //   emulates the signed one with two additions, which under towards-negative turns 0 into -0, so
 //   those targets use Int64ToF64 below (one addition, the sign of 0 restored).
 // - Round/Floor/Ceil/Trunc are explicit (roundpd with an immediate, FRINTN/M/P/Z): no environment.
-//   EMU128 and SCALAR emulate them, and 1.0.3's Round is wrong there (0.49999999999999994 + 0.5
-//   rounds to 1.0, which it keeps), so those targets round with RoundF64's own formulas.
+//   EMU128 and SCALAR emulate them per lane in C++ (Round through a cast of v + 0.5, Ceil(+0) =
+//   -0); those targets round with RoundF64's own formulas instead, whose argument is below.
+// Checked by fault injection (kernels_float64_test.cc fails without the workaround): SCALAR's
+// DemoteTo (float64 -> float32 max instead of Inf) and SSE4/AVX2's ConvertTo (int64/uint64 0 ->
+// -0 under towards-negative).
 // - ConvertTo/DemoteTo(int <- double) truncate: they only ever see integral values here.
 //
 // Include after zcast/kernels/block-inl.h (the Family concept, VectorMap, Resolver).
