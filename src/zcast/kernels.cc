@@ -28,10 +28,31 @@ namespace {
 
 // The fast paths rely on the default floating-point environment: round-to-nearest for rint and
 // the hardware conversions, and no flush-to-zero / denormals-are-zero (a host application may
-// have set either). A kernel run sets the default MXCSR if it differs and restores the caller's.
+// have set either). A kernel run sets the default MXCSR (x86-64) or FPCR (aarch64) if it differs
+// and restores the caller's.
 class DefaultFpEnv {
  public:
-#if defined(__x86_64__) || defined(_M_X64)
+#if defined(__aarch64__)
+  // FPCR bits that change results: AHP (26, alternative half precision), DN (25, default NaN), FZ
+  // (24), RMode (23:22), FZ16 (19), and the trap enables IDE, IXE, UFE, OFE, DZE, IOE (15, 12-8).
+  // The default (all of them 0) is IEEE: round to nearest, subnormals kept, no traps. The sticky
+  // flags are in FPSR, untouched.
+  static constexpr unsigned kResultBits = (1u << 26) | (1u << 25) | (1u << 24) | (3u << 22) |
+                                          (1u << 19) | (1u << 15) | (0x1Fu << 8);
+  DefaultFpEnv() : saved_(__builtin_aarch64_get_fpcr()) {
+    if ((saved_ & kResultBits) != 0) {
+      __builtin_aarch64_set_fpcr(saved_ & ~kResultBits);
+      changed_ = true;
+    }
+  }
+  ~DefaultFpEnv() {
+    if (changed_) __builtin_aarch64_set_fpcr(saved_);
+  }
+
+ private:
+  unsigned saved_;
+  bool changed_ = false;
+#elif defined(__x86_64__) || defined(_M_X64)
   DefaultFpEnv() : saved_(_mm_getcsr()) {
     // Keep the sticky exception flags (bits 0-5); everything else must be the power-on default:
     // all exceptions masked, round to nearest, FTZ and DAZ off.
@@ -148,7 +169,7 @@ class FastPathKernel final : public Kernel {
     }
   }
   std::size_t Run(const void* in, std::size_t n, void* out) const override {
-    DefaultFpEnv env;
+    [[maybe_unused]] DefaultFpEnv env;  // empty where no architecture branch above applies
     const bool has_map = !dir_.map.empty();
     for (std::size_t i = 0; i < n; ++i) {
       SrcT s = LoadElement<SrcT>(in, i);

@@ -4,7 +4,8 @@
 // another Direction). Sources of <= 16 bits are run on every encoding; wider ones on boundary
 // values, ties of the narrower types and seeded random bit patterns. The vector kernels get
 // targeted tests too: a declined lane (NaN, Inf, out of range, scalar_map key) in every position
-// of a block and of a tail, tails of every length 0..40, unaligned buffers, a non-default MXCSR.
+// of a block and of a tail, tails of every length 0..40, unaligned buffers, a non-default MXCSR
+// (x86-64) or FPCR (aarch64).
 // tests/exhaustive_f32.cc checks every float32 input for the <= 16-bit targets (not run in CI).
 #include "zcast/kernels.h"
 
@@ -344,11 +345,29 @@ TEST(BaselineKernels, UnalignedBuffers) {
   }
 }
 
+// The caller's floating-point control register and a non-default setting of it that changes
+// results: MXCSR on x86-64 (FTZ, DAZ, towards zero, exceptions masked), FPCR on aarch64 (FZ, FZ16,
+// DN, AHP, towards zero; the trap enables stay off: a trap would kill the test, not fail it).
+// kFpStickyBits: the exception flags a run may set (MXCSR keeps them in the same register).
 #if defined(__x86_64__)
-// A host application may run with flush-to-zero, denormals-are-zero and another rounding mode in
-// MXCSR: results must not change, and the caller's MXCSR must be back afterwards.
+#define ZCAST_TEST_FP_CONTROL 1
+unsigned GetFpControl() { return _mm_getcsr(); }
+void SetFpControl(unsigned v) { _mm_setcsr(v); }
+constexpr unsigned kOddFpControl = 0x8000u | 0x0040u | 0x6000u | 0x1F80u;
+constexpr unsigned kFpStickyBits = 0x3Fu;
+#elif defined(__aarch64__)
+#define ZCAST_TEST_FP_CONTROL 1
+unsigned GetFpControl() { return __builtin_aarch64_get_fpcr(); }
+void SetFpControl(unsigned v) { __builtin_aarch64_set_fpcr(v); }
+constexpr unsigned kOddFpControl = (1u << 26) | (1u << 25) | (1u << 24) | (3u << 22) | (1u << 19);
+constexpr unsigned kFpStickyBits = 0;  // in FPSR
+#endif
+
+#if defined(ZCAST_TEST_FP_CONTROL)
+// A host application may run with flush-to-zero, denormals-are-zero and another rounding mode:
+// results must not change, and the caller's setting must be back afterwards.
 TEST(VectorBlocks, NonDefaultFloatingPointEnvironment) {
-  const unsigned saved = _mm_getcsr();
+  const unsigned saved = GetFpControl();
   std::vector<std::uint64_t> in32 = Inputs(DataType::float32), in64 = Inputs(DataType::float64);
   for (DataType src : {DataType::float32, DataType::float64, DataType::float16}) {
     auto inputs = src == DataType::float32 ? in32 : (src == DataType::float64 ? in64 : Inputs(src));
@@ -360,17 +379,25 @@ TEST(VectorBlocks, NonDefaultFloatingPointEnvironment) {
         Expected want = Reference(dir, inputs);
         for (SimdTarget target : SupportedSimdTargets()) {
           auto kernel = SelectKernelFor(dir, target);
-          const unsigned odd = 0x8000u | 0x0040u | 0x6000u | 0x1F80u;  // FTZ, DAZ, towards zero
-          _mm_setcsr(odd);
+          SetFpControl(kOddFpControl);
+          if ((GetFpControl() & ~kFpStickyBits) != kOddFpControl) {
+            SetFpControl(saved);
+            FAIL() << "the CPU ignores the FP control setting " << kOddFpControl;
+          }
           ExpectKernelMatches(*kernel, dir, inputs, want);
-          const unsigned after = _mm_getcsr();
-          _mm_setcsr(saved);
-          EXPECT_EQ(after & ~0x3Fu, odd) << "MXCSR not restored by " << kernel->name();
+          const unsigned after = GetFpControl();
+          SetFpControl(saved);
+          EXPECT_EQ(after & ~kFpStickyBits, kOddFpControl)
+              << "FP control register not restored by " << kernel->name();
           if (HasFatalFailure()) return;
         }
       }
     }
   }
+}
+#else
+TEST(VectorBlocks, NonDefaultFloatingPointEnvironment) {
+  GTEST_SKIP() << "NOT RUN: no FP control register access for this architecture in the test";
 }
 #endif
 
