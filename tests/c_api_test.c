@@ -91,6 +91,31 @@ static void test_invalid_arguments(void) {
   CHECK(strlen(zcast_version()) > 0);
 }
 
+/* Whether `word` is one of the space-separated words of `list`. */
+static int has_word(const char* list, const char* word) {
+  size_t n = strlen(word);
+  for (const char* p = list; (p = strstr(p, word)) != NULL; p += n) {
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+  }
+  return 0;
+}
+
+/* The SIMD target in use is one the CPU supports, and those are compiled ones ("baseline" first). */
+static void test_simd_targets(void) {
+  const char* chosen = zcast_simd_target();
+  const char* compiled = zcast_simd_targets_compiled();
+  const char* supported = zcast_simd_targets_supported();
+  CHECK(chosen != NULL && compiled != NULL && supported != NULL);
+  CHECK(strncmp(compiled, "baseline", 8) == 0);
+  CHECK(strncmp(supported, "baseline", 8) == 0);
+  CHECK(has_word(supported, chosen));
+  CHECK(strcmp(zcast_simd_target(), chosen) == 0); /* decided once per process */
+  char copy[256];
+  snprintf(copy, sizeof copy, "%s", supported);
+  for (char* w = strtok(copy, " "); w != NULL; w = strtok(NULL, " ")) CHECK(has_word(compiled, w));
+  CHECK(!has_word("AVX2 AVX3", "AVX")); /* the helper itself */
+}
+
 /* zcast_codec_create takes scale_offset metadata too: (x - offset) * scale in int16 arithmetic. */
 static void test_scale_offset_codec(void) {
   zcast_codec* codec = NULL;
@@ -220,6 +245,7 @@ int main(void) {
   test_scale_offset_codec();
   test_chain();
   test_chain_errors();
+  test_simd_targets();
   printf("c_api: %d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -9,7 +9,7 @@
 //   zcast_exhaustive_f32 [--threads N] [--dst float16,uint8,...] [--rounding nearest-even,...]
 //                        [--settings unset,clamp,wrap] [--method runs|engine|both] [--unset-stride N]
 //                        [--chunks K]   (K < 4096: a sample of K chunks spread evenly over the 4096)
-//                        [--all-targets]
+//                        [--all-targets | --target NAME]   (NAME: baseline, SSE4, AVX2, AVX3_DL...)
 //
 // Two ways to know the engine's answer for every input:
 //   engine  asks the engine once per input and mode (out_of_range unset; clamp and wrap only for
@@ -63,7 +63,7 @@ const DataType kDefaultTargets[] = {
 
 struct KernelUnderTest {
   OutOfRange oor;
-  SimdTarget target;
+  std::int64_t target;
   std::unique_ptr<const Kernel> kernel;
 };
 
@@ -282,7 +282,7 @@ int Main(int argc, char** argv) {
   std::vector<Rounding> modes = {Rounding::kNearestEven, Rounding::kNearestAway, Rounding::kTowardsZero,
                                  Rounding::kTowardsPositive, Rounding::kTowardsNegative};
   std::uint64_t chunks = kNumChunks;
-  std::vector<SimdTarget> targets = {BestSimdTarget()};
+  std::vector<std::int64_t> targets = {BestSimdTarget()};
   std::string method = "runs";
   std::uint64_t unset_stride = 1;
   std::vector<OutOfRange> wanted_settings = {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap};
@@ -309,6 +309,13 @@ int Main(int argc, char** argv) {
       unset_stride = std::max<std::uint64_t>(1, std::strtoull(argv[++i], nullptr, 10));
     } else if (a == "--all-targets") {
       targets = SupportedSimdTargets();
+    } else if (a == "--target" && i + 1 < argc) {
+      std::int64_t t = SimdTargetFromName(argv[++i]);
+      if (t < 0 || !IsSupportedSimdTarget(t)) {
+        std::fprintf(stderr, "not a target this build compiled and this CPU runs: %s\n", argv[i]);
+        return 2;
+      }
+      targets = {t};
     } else if (a == "--threads" && i + 1 < argc) {
       threads = static_cast<unsigned>(std::atoi(argv[++i]));
     } else if (a == "--chunks" && i + 1 < argc) {
@@ -341,7 +348,8 @@ int Main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--threads N] [--dst a,b] [--rounding a,b] [--settings unset,clamp,wrap]\n"
-                   "          [--method runs|engine|both] [--unset-stride N] [--chunks K] [--all-targets]\n",
+                   "          [--method runs|engine|both] [--unset-stride N] [--chunks K]\n"
+                   "          [--all-targets | --target NAME]\n",
                    argv[0]);
       return 2;
     }
@@ -349,7 +357,7 @@ int Main(int argc, char** argv) {
   std::printf("zcast_exhaustive_f32: %llu of %llu chunks of 2^%d float32 inputs, %u threads, method %s, targets:",
               static_cast<unsigned long long>(chunks), static_cast<unsigned long long>(kNumChunks),
               kChunkBits, threads, method.c_str());
-  for (SimdTarget t : targets) std::printf(" %s", SimdTargetName(t));
+  for (std::int64_t t : targets) std::printf(" %s", SimdTargetName(t));
   std::printf("\n");
   std::fflush(stdout);
 
@@ -370,7 +378,7 @@ int Main(int argc, char** argv) {
                          (oor == OutOfRange::kUnset ? std::string("unset") : std::string(OutOfRangeName(oor)));
       }
       for (OutOfRange oor : settings) {
-        for (SimdTarget t : targets) {
+        for (std::int64_t t : targets) {
           Direction dir = unset_dir;
           dir.out_of_range = oor;
           kernels.push_back({oor, t, SelectKernelFor(dir, t)});

@@ -67,6 +67,19 @@ ZCAST_C_API const char* zcast_last_error(void);
 ZCAST_C_API void zcast_codec_destroy(zcast_codec* codec);
 ZCAST_C_API const char* zcast_version(void);
 
+/* ---- SIMD targets ----
+ * The kernels are compiled for several SIMD targets (Google Highway's, named as Highway names
+ * them: "SSE4", "AVX2", "AVX3", "AVX3_DL", "NEON", "SVE", "SVE2", "EMU128", ...; "baseline" is the
+ * portable loops alone). Each process uses one: the best its CPU supports, capped by the
+ * environment variable ZCAST_SIMD_TARGET=NAME (read once, at the first codec or call), e.g. to
+ * benchmark or to rule a target out. The strings are static. */
+/* The target this process uses. */
+ZCAST_C_API const char* zcast_simd_target(void);
+/* The targets compiled into the library, space-separated, worst first, "baseline" first. */
+ZCAST_C_API const char* zcast_simd_targets_compiled(void);
+/* Those of them this CPU supports, the same way (the cap does not apply). */
+ZCAST_C_API const char* zcast_simd_targets_supported(void);
+
 /* ---- scale_offset ----
  * zcast_codec_create also takes scale_offset metadata ({"name": "scale_offset", "configuration":
  * {"offset": s, "scale": s}}), dispatching on "name". zcast_encode computes (x - offset) * scale

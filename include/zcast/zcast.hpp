@@ -89,6 +89,14 @@ ZCAST_API std::optional<DataType> DataTypeFromName(std::string_view name);
 // Bytes per element in memory (sub-byte types use one byte, value in the low bits).
 ZCAST_API std::size_t DataTypeSize(DataType type);
 
+// The SIMD target this process's kernels use, by Highway's name ("AVX2", "AVX3_DL", "NEON", ...,
+// or "baseline"): the best the CPU supports, capped by ZCAST_SIMD_TARGET=NAME (zcast.h).
+ZCAST_API std::string_view SimdTarget();
+// The targets compiled into the library, and those this CPU supports; worst first, "baseline"
+// first.
+ZCAST_API std::vector<std::string_view> SimdTargetsCompiled();
+ZCAST_API std::vector<std::string_view> SimdTargetsSupported();
+
 enum class Rounding : std::uint8_t {
   kNearestEven,
   kNearestAway,

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "zcast/zcast.hpp"
 
@@ -126,6 +127,18 @@ std::optional<std::string> OptionalName(std::string_view name) {
 PYBIND11_MODULE(_zcast, m) {
   m.doc() = "zcast: the exact Zarr v3 cast_value codec (C++ core). Use the zcast package.";
 
+  // The SIMD target in use and the targets compiled / supported (zcast.hpp), by Highway's names.
+  m.def("simd_target", [] { return std::string(zcast::SimdTarget()); });
+  m.def("simd_targets_compiled", [] {
+    std::vector<std::string> names;
+    for (std::string_view n : zcast::SimdTargetsCompiled()) names.emplace_back(n);
+    return names;
+  });
+  m.def("simd_targets_supported", [] {
+    std::vector<std::string> names;
+    for (std::string_view n : zcast::SimdTargetsSupported()) names.emplace_back(n);
+    return names;
+  });
   m.def("data_type_names", [] {
     py::list names;
     for (int i = 0; i < zcast::kNumDataTypes; ++i) {

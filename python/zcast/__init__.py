@@ -18,6 +18,7 @@ from zcast import _zcast
 from zcast._dtypes import DATA_TYPES, numpy_dtype, zarr_name
 from zcast._api import cast_array, cast_array_into, codec_json, set_num_threads
 from zcast._chain import Chain, ChainStep
+from zcast._info import simd_target, simd_targets
 
 __version__ = "0.1.0"
 
@@ -32,5 +33,7 @@ __all__ = [
     "codec_json",
     "numpy_dtype",
     "set_num_threads",
+    "simd_target",
+    "simd_targets",
     "zarr_name",
 ]

@@ -747,6 +747,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and conversion of Zarr arrays.")
     parser.add_argument("--version", action="version", version=f"zcast {zcast.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    zcast._info.add_parser(sub)  # zcast info: version and SIMD targets
 
     p = sub.add_parser("demo", help="write sample data with several cast_value configurations "
                        "and compare sizes, errors and speed",

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "zcast/json.h"
 #include "zcast/metadata.h"
@@ -95,6 +96,14 @@ zcast_status NewChain(zcast::Result<zcast::Chain> chain, zcast_chain** out) {
   return ZCAST_OK;
 }
 
+std::string JoinNames(const std::vector<std::string_view>& names) {
+  std::string s;
+  for (std::string_view n : names) {
+    if (!s.empty()) s += ' ';
+    s.append(n);
+  }
+  return s;
+}
 }  // namespace
 
 extern "C" {
@@ -230,5 +239,17 @@ const char* zcast_last_error(void) { return g_last_error.c_str(); }
 void zcast_codec_destroy(zcast_codec* codec) { delete codec; }
 
 const char* zcast_version(void) { return ZCAST_VERSION_STRING; }
+
+const char* zcast_simd_target(void) {
+  return zcast::SimdTarget().data();  // a string literal: NUL-terminated
+}
+const char* zcast_simd_targets_compiled(void) {
+  static const std::string names = JoinNames(zcast::SimdTargetsCompiled());
+  return names.c_str();
+}
+const char* zcast_simd_targets_supported(void) {
+  static const std::string names = JoinNames(zcast::SimdTargetsSupported());
+  return names.c_str();
+}
 
 }  // extern "C"

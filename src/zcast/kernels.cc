@@ -9,11 +9,9 @@
 #include <string>
 #include <type_traits>
 
-#if defined(__x86_64__) || defined(_M_X64)
-#include <xmmintrin.h>
-#endif
-
 #include "zcast/dtype.h"
+#include "zcast/kernels/families.h"
+#include "zcast/kernels/fp_env.h"
 
 namespace zcast::internal {
 
@@ -25,51 +23,6 @@ CastOutcome ConvertScalar(const Direction& dir, std::uint64_t src_bits) {
 }
 
 namespace {
-
-// The fast paths rely on the default floating-point environment: round-to-nearest for rint and
-// the hardware conversions, and no flush-to-zero / denormals-are-zero (a host application may
-// have set either). A kernel run sets the default MXCSR (x86-64) or FPCR (aarch64) if it differs
-// and restores the caller's.
-class DefaultFpEnv {
- public:
-#if defined(__aarch64__)
-  // FPCR bits that change results: AHP (26, alternative half precision), DN (25, default NaN), FZ
-  // (24), RMode (23:22), FZ16 (19), and the trap enables IDE, IXE, UFE, OFE, DZE, IOE (15, 12-8).
-  // The default (all of them 0) is IEEE: round to nearest, subnormals kept, no traps. The sticky
-  // flags are in FPSR, untouched.
-  static constexpr unsigned kResultBits = (1u << 26) | (1u << 25) | (1u << 24) | (3u << 22) |
-                                          (1u << 19) | (1u << 15) | (0x1Fu << 8);
-  DefaultFpEnv() : saved_(__builtin_aarch64_get_fpcr()) {
-    if ((saved_ & kResultBits) != 0) {
-      __builtin_aarch64_set_fpcr(saved_ & ~kResultBits);
-      changed_ = true;
-    }
-  }
-  ~DefaultFpEnv() {
-    if (changed_) __builtin_aarch64_set_fpcr(saved_);
-  }
-
- private:
-  unsigned saved_;
-  bool changed_ = false;
-#elif defined(__x86_64__) || defined(_M_X64)
-  DefaultFpEnv() : saved_(_mm_getcsr()) {
-    // Keep the sticky exception flags (bits 0-5); everything else must be the power-on default:
-    // all exceptions masked, round to nearest, FTZ and DAZ off.
-    if ((saved_ & ~0x3Fu) != 0x1F80u) {
-      _mm_setcsr(0x1F80u | (saved_ & 0x3Fu));
-      changed_ = true;
-    }
-  }
-  ~DefaultFpEnv() {
-    if (changed_) _mm_setcsr(saved_);
-  }
-
- private:
-  unsigned saved_;
-  bool changed_ = false;
-#endif
-};
 
 template <std::size_t kSize> struct UintOfSize;
 template <> struct UintOfSize<1> { using type = std::uint8_t; };
@@ -169,7 +122,9 @@ class FastPathKernel final : public Kernel {
     }
   }
   std::size_t Run(const void* in, std::size_t n, void* out) const override {
-    [[maybe_unused]] DefaultFpEnv env;  // empty where no architecture branch above applies
+    // The default FP environment (round to nearest for rint and the hardware conversions, no
+    // FTZ/DAZ), whatever the host application set.
+    ScopedFpEnv env;
     const bool has_map = !dir_.map.empty();
     for (std::size_t i = 0; i < n; ++i) {
       SrcT s = LoadElement<SrcT>(in, i);
@@ -481,54 +436,39 @@ std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir) {
   return std::make_unique<ReferenceLoop>(dir);
 }
 
-const char* SimdTargetName(SimdTarget target) {
-  switch (target) {
-    case SimdTarget::kBaseline: return "baseline";
-    case SimdTarget::kAvx2: return "avx2";
-  }
-  return "unknown";
-}
-
-const std::vector<SimdTarget>& SupportedSimdTargets() {
-  static const std::vector<SimdTarget> targets = [] {
-    std::vector<SimdTarget> t{SimdTarget::kBaseline};
+namespace {
+// The hand-written AVX2 kernels need AVX2, FMA, F16C and BMI2 (libgcc reports AVX features only
+// when the OS saves the YMM state, so this is also the OS check).
+bool CpuRunsLegacyAvx2() {
 #if ZCAST_HAVE_AVX2_KERNELS
-    // libgcc reports AVX features only when the OS saves the YMM state (XGETBV), so this is
-    // also the OS check.
+  static const bool ok = [] {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-        __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2"))
-      t.push_back(SimdTarget::kAvx2);
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
+  }();
+  return ok;
+#else
+  return false;
 #endif
-    return t;
-  }();
-  return targets;
 }
-
-SimdTarget BestSimdTarget() {
-  static const SimdTarget best = [] {
-    SimdTarget t = SupportedSimdTargets().back();
-    const char* cap = std::getenv("ZCAST_SIMD_TARGET");
-    if (cap && std::strcmp(cap, "baseline") == 0) t = SimdTarget::kBaseline;
-    return t;
-  }();
-  return best;
-}
+}  // namespace
 
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir) {
   return SelectKernelFor(dir, BestSimdTarget());
 }
 
-std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, SimdTarget target) {
-  const std::vector<SimdTarget>& supported = SupportedSimdTargets();
-  while (target != SimdTarget::kBaseline &&
-         std::find(supported.begin(), supported.end(), target) == supported.end())
-    target = static_cast<SimdTarget>(static_cast<int>(target) - 1);
+std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, std::int64_t target) {
+  if (!IsSupportedSimdTarget(target)) target = SupportedSimdTargetAtMost(target);
+  if (target != kBaselineTarget) {
+    for (FamilySelector select : kFamilySelectors) {
+      if (auto k = select(dir, target)) return k;
+    }
 #if ZCAST_HAVE_AVX2_KERNELS
-  if (target >= SimdTarget::kAvx2) {
-    if (auto k = SelectKernelAvx2(dir)) return k;
-  }
+    if (SimdTargetIncludesAvx2(target) && CpuRunsLegacyAvx2()) {
+      if (auto k = SelectKernelAvx2(dir)) return k;
+    }
 #endif
+  }
   std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size;
   if (ss <= 2) {
     // Sources of 8 or 16 bits: the engine's answer for every encoding, scalar_map and errors

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "zcast/exact.h"
+#include "zcast/kernels/targets.h"
 #include "zcast/zcast.hpp"
 
 namespace zcast::internal {
@@ -78,33 +79,26 @@ using TableFill = std::function<std::optional<std::uint64_t>(std::uint64_t src_b
 std::unique_ptr<const Kernel> MakeTableKernel(std::size_t src_size, std::size_t dst_size,
                                               const TableFill& fill);
 
-// ---- SIMD targets ----
+// ---- SIMD targets (kernels/targets.h) ----
 //
-// The library is built for the baseline x86-64; only kernels_avx2.cc and kernels_avx2_extra.cc
-// are compiled with -mavx2 -mfma -mf16c -mbmi2, and they are only ever called when the CPU has all
-// four (and the OS saves the YMM state). The best target is decided once per process (the first call), so every codec of a
-// process uses the same one. The environment variable ZCAST_SIMD_TARGET=baseline (read at that
-// moment) caps it, e.g. to benchmark the baseline kernels on an AVX2 machine.
-enum class SimdTarget : std::uint8_t { kBaseline, kAvx2 };
-
-// "baseline", "avx2".
-const char* SimdTargetName(SimdTarget target);
-// The targets this process may run, baseline first, best last (the cap above does not apply).
-const std::vector<SimdTarget>& SupportedSimdTargets();
-// The target SelectKernel uses: the best supported one, capped by ZCAST_SIMD_TARGET.
-SimdTarget BestSimdTarget();
+// The kernels of the SIMD targets are written once on Google Highway (src/zcast/kernels/, one
+// translation unit per family compiled for every target) and chosen per target (an std::int64_t
+// Highway target bit, kBaselineTarget = 0 for the portable loops of this file only). The
+// hand-written AVX2 kernels (kernels_avx2*.cc) still serve the pairs the Highway families do not
+// cover yet, on AVX2 and better, until they are retired.
 
 // The fastest kernel available for `dir` on BestSimdTarget().
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir);
 // The fastest kernel for `dir` that uses no instruction beyond `target` (tests and benchmarks
-// compare targets with it). A target the CPU lacks is never used: it falls back to the best
-// supported one below it.
-std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, SimdTarget target);
+// compare targets with it): the Highway families for the target, then (AVX2 and better, on a CPU
+// with AVX2) the hand-written AVX2 kernels, then the baseline. A target the CPU lacks is never
+// used: it falls back to the best supported one below it.
+std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, std::int64_t target);
 // The per-element reference loop (ConvertScalar on every element), for tests and as a fallback.
 std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir);
 
-// The AVX2 kernels (kernels_avx2.cc) for `dir`, or nullptr where they have nothing better than
-// the baseline. Callers must have checked that the CPU supports SimdTarget::kAvx2.
+// The hand-written AVX2 kernels (kernels_avx2.cc) for `dir`, or nullptr where they have nothing
+// better than the baseline. Callers must have checked that the CPU has AVX2, FMA, F16C and BMI2.
 std::unique_ptr<const Kernel> SelectKernelAvx2(const Direction& dir);
 
 }  // namespace zcast::internal

@@ -1,27 +1,27 @@
-// Every kernel SelectKernelFor picks, on every SIMD target this CPU runs, must agree with the
+// Every kernel SelectKernelFor picks, on every SIMD target compiled, must agree with the
 // reference path (ConvertScalar on each element): the same output bytes and the same first failing
 // index, for every type pair, rounding and out_of_range, in both directions (a decode is just
 // another Direction). Sources of <= 16 bits are run on every encoding; wider ones on boundary
 // values, ties of the narrower types and seeded random bit patterns. The vector kernels get
 // targeted tests too: a declined lane (NaN, Inf, out of range, scalar_map key) in every position
-// of a block and of a tail, tails of every length 0..40, unaligned buffers, a non-default MXCSR
-// (x86-64) or FPCR (aarch64).
+// of a block and of a tail, tails of every length 0..40, unaligned buffers, a non-default FP
+// environment. Each comparison is a test per compiled target (the target's name is in the test
+// name); a target the CPU lacks is reported as "NOT RUN: <target> (CPU lacks it)".
 // tests/exhaustive_f32.cc checks every float32 input for the <= 16-bit targets (not run in CI).
 #include "zcast/kernels.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
-
-#if defined(__x86_64__)
-#include <xmmintrin.h>
-#endif
+#include <tuple>
 
 #include "zcast/dtype.h"
+#include "zcast/kernels/fp_env.h"
 
 namespace zcast::internal {
 namespace {
@@ -154,28 +154,37 @@ void ExpectKernelMatches(const Kernel& kernel, const Direction& dir,
   }
 }
 
-// Every target's kernel for `dir` against the reference.
-void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
+// The target's kernel for `dir` against the reference.
+void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs, std::int64_t target) {
   Expected want = Reference(dir, inputs);
-  for (SimdTarget target : SupportedSimdTargets()) {
-    auto kernel = SelectKernelFor(dir, target);
-    SCOPED_TRACE(std::string("target ") + SimdTargetName(target) + ", kernel " + kernel->name());
-    ExpectKernelMatches(*kernel, dir, inputs, want);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  auto kernel = SelectKernelFor(dir, target);
+  SCOPED_TRACE(std::string("target ") + SimdTargetName(target) + ", kernel " + kernel->name());
+  ExpectKernelMatches(*kernel, dir, inputs, want);
 }
 
-class KernelMatchesReference : public ::testing::TestWithParam<DataType> {};
+// A compiled target the CPU lacks is reported by name, never counted as passed.
+#define ZCAST_SKIP_UNLESS_SUPPORTED(target)                                                   \
+  if (!IsSupportedSimdTarget(target))                                                         \
+    GTEST_SKIP() << "NOT RUN: " << SimdTargetName(target) << " (CPU lacks it)"
 
-TEST_P(KernelMatchesReference, AllTargetsModesAndRanges) {
-  DataType src = GetParam();
+std::string TargetParamName(std::int64_t target) { return SimdTargetName(target); }
+
+class KernelMatchesReference : public ::testing::TestWithParam<std::tuple<std::int64_t, DataType>> {
+ protected:
+  void SetUp() override { ZCAST_SKIP_UNLESS_SUPPORTED(target()); }
+  std::int64_t target() const { return std::get<0>(GetParam()); }
+  DataType source() const { return std::get<1>(GetParam()); }
+};
+
+TEST_P(KernelMatchesReference, AllModesAndRanges) {
+  DataType src = source();
   auto inputs = Inputs(src);
   for (DataType dst : kAllDataTypes) {
     for (int r = 0; r < 5; ++r) {
       for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
         Direction dir{src, dst, static_cast<Rounding>(r), oor, {}};
         SCOPED_TRACE(Describe(dir));
-        ExpectSame(dir, inputs);
+        ExpectSame(dir, inputs, target());
         if (HasFatalFailure()) return;
       }
     }
@@ -185,7 +194,7 @@ TEST_P(KernelMatchesReference, AllTargetsModesAndRanges) {
 // A scalar_map goes through the kernels' cold path or their in-vector blend: keys must win over
 // every other rule (R10).
 TEST_P(KernelMatchesReference, WithScalarMap) {
-  DataType src = GetParam();
+  DataType src = source();
   const TypeInfo& s = Info(src);
   auto inputs = Inputs(src);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> map;
@@ -198,14 +207,25 @@ TEST_P(KernelMatchesReference, WithScalarMap) {
     for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp}) {
       Direction dir{src, dst, Rounding::kNearestEven, oor, map};
       SCOPED_TRACE(Describe(dir));
-      ExpectSame(dir, inputs);
+      ExpectSame(dir, inputs, target());
       if (HasFatalFailure()) return;
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllSources, KernelMatchesReference, ::testing::ValuesIn(kAllDataTypes),
-                         [](const auto& info) { return std::string(DataTypeName(info.param)); });
+INSTANTIATE_TEST_SUITE_P(AllSources, KernelMatchesReference,
+                         ::testing::Combine(::testing::ValuesIn(CompiledSimdTargets()),
+                                            ::testing::ValuesIn(kAllDataTypes)),
+                         [](const auto& info) {
+                           return TargetParamName(std::get<0>(info.param)) + "_" +
+                                  std::string(DataTypeName(std::get<1>(info.param)));
+                         });
+
+// The block-structure tests below, once per compiled target.
+class VectorBlocks : public ::testing::TestWithParam<std::int64_t> {
+ protected:
+  void SetUp() override { ZCAST_SKIP_UNLESS_SUPPORTED(GetParam()); }
+};
 
 // ---- targeted tests of the block structure ----
 
@@ -243,7 +263,7 @@ const DataType kVectorSources[] = {DataType::float32, DataType::float64, DataTyp
 
 // One special value at every position of a 40-element buffer (a full block, then a tail of 8):
 // the declined lane must come out exactly as the reference has it, including the first failure.
-TEST(VectorBlocks, DeclinedLaneInEveryPosition) {
+TEST_P(VectorBlocks, DeclinedLaneInEveryPosition) {
   constexpr std::size_t kN = 40;
   for (DataType src : kVectorSources) {
     const std::vector<std::uint64_t> base = Ordinary(src, kN);
@@ -251,16 +271,14 @@ TEST(VectorBlocks, DeclinedLaneInEveryPosition) {
       for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
         Direction dir{src, dst, static_cast<Rounding>((static_cast<int>(dst) + static_cast<int>(oor)) % 5), oor, {}};
         SCOPED_TRACE(Describe(dir));
-        for (SimdTarget target : SupportedSimdTargets()) {
-          auto kernel = SelectKernelFor(dir, target);
-          for (std::uint64_t special : Specials(src)) {
-            for (std::size_t p = 0; p < kN; ++p) {
-              std::vector<std::uint64_t> in = base;
-              in[p] = special;
-              SCOPED_TRACE("special 0x" + std::to_string(special) + " at " + std::to_string(p));
-              ExpectKernelMatches(*kernel, dir, in, Reference(dir, in));
-              if (HasFatalFailure()) return;
-            }
+        auto kernel = SelectKernelFor(dir, GetParam());
+        for (std::uint64_t special : Specials(src)) {
+          for (std::size_t p = 0; p < kN; ++p) {
+            std::vector<std::uint64_t> in = base;
+            in[p] = special;
+            SCOPED_TRACE("special 0x" + std::to_string(special) + " at " + std::to_string(p));
+            ExpectKernelMatches(*kernel, dir, in, Reference(dir, in));
+            if (HasFatalFailure()) return;
           }
         }
       }
@@ -270,7 +288,7 @@ TEST(VectorBlocks, DeclinedLaneInEveryPosition) {
 
 // scalar_map keys blended in the vector (float32 -> uint8 with NaN -> 0, +-Inf -> 255 / 0, and a
 // finite key), in every position, with and without other declined lanes.
-TEST(VectorBlocks, ScalarMapKeysInEveryPosition) {
+TEST_P(VectorBlocks, ScalarMapKeysInEveryPosition) {
   constexpr std::size_t kN = 45;
   const std::uint64_t nan = 0x7FC00000u, inf = 0x7F800000u, ninf = 0xFF800000u;
   const std::uint64_t key = F32Bits(7.0f), neg_nan = 0xFFC00001u, big = F32Bits(1e9f);
@@ -281,44 +299,53 @@ TEST(VectorBlocks, ScalarMapKeysInEveryPosition) {
       SCOPED_TRACE(Describe(dir));
       std::vector<std::uint64_t> base(kN);
       for (std::size_t i = 0; i < kN; ++i) base[i] = F32Bits(static_cast<float>(i) * 1.25f);
-      for (SimdTarget target : SupportedSimdTargets()) {
-        auto kernel = SelectKernelFor(dir, target);
-        if (target == SimdTarget::kAvx2) EXPECT_STREQ(kernel->name(), "avx2-float-to-int");
-        for (std::uint64_t special : {nan, inf, ninf, key, neg_nan, big}) {
-          for (std::size_t p = 0; p < kN; ++p) {
-            std::vector<std::uint64_t> in = base;
-            in[p] = special;
-            in[(p * 7 + 3) % kN] = nan;
-            SCOPED_TRACE("special at " + std::to_string(p));
-            ExpectKernelMatches(*kernel, dir, in, Reference(dir, in));
-            if (HasFatalFailure()) return;
-          }
+      auto kernel = SelectKernelFor(dir, GetParam());
+      // The map goes in the vector on every Highway target.
+      if (GetParam() != kBaselineTarget) EXPECT_STREQ(kernel->name(), "float-lanes-to-int");
+      for (std::uint64_t special : {nan, inf, ninf, key, neg_nan, big}) {
+        for (std::size_t p = 0; p < kN; ++p) {
+          std::vector<std::uint64_t> in = base;
+          in[p] = special;
+          in[(p * 7 + 3) % kN] = nan;
+          SCOPED_TRACE("special at " + std::to_string(p));
+          ExpectKernelMatches(*kernel, dir, in, Reference(dir, in));
+          if (HasFatalFailure()) return;
         }
       }
     }
   }
 }
 
+// Every length 0..40, and around one and two blocks of the widest vectors (4 x 16 lanes on AVX3,
+// up to 4 x 64 on SVE).
+std::vector<std::size_t> TailLengths() {
+  std::vector<std::size_t> n;
+  for (std::size_t i = 0; i <= 40; ++i) n.push_back(i);
+  for (std::size_t b : {64, 128, 256}) {
+    for (std::size_t d : {b - 1, b, b + 1, 2 * b - 1, 2 * b + 7}) n.push_back(d);
+  }
+  return n;
+}
+
 // Tails of every length 0..40 (a partial block alone, a block and a partial one), from unaligned
 // buffers, for every source a vector kernel takes and every destination.
-TEST(VectorBlocks, TailsAndUnalignedBuffers) {
+TEST_P(VectorBlocks, TailsAndUnalignedBuffers) {
   for (DataType src : kVectorSources) {
     auto all = Inputs(src);
     std::mt19937_64 rng(99 + static_cast<int>(src));
     for (DataType dst : kAllDataTypes) {
       Direction dir{src, dst, static_cast<Rounding>(static_cast<int>(dst) % 5), OutOfRange::kClamp, {}};
       SCOPED_TRACE(Describe(dir));
-      for (SimdTarget target : SupportedSimdTargets()) {
-        auto kernel = SelectKernelFor(dir, target);
-        for (std::size_t n = 0; n <= 40; ++n) {
-          std::vector<std::uint64_t> in(n);
-          for (auto& b : in) b = all[rng() % all.size()];
-          Expected want = Reference(dir, in);
-          for (std::size_t off : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
-            SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
-            ExpectKernelMatches(*kernel, dir, in, want, off, (off * 5) % 4);
-            if (HasFatalFailure()) return;
-          }
+      auto kernel = SelectKernelFor(dir, GetParam());
+      // Up to two blocks and a tail on every target (SVE at 2048 bits: 4 x 64 lanes).
+      for (std::size_t n : TailLengths()) {
+        std::vector<std::uint64_t> in(n);
+        for (auto& b : in) b = all[rng() % all.size()];
+        Expected want = Reference(dir, in);
+        for (std::size_t off : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+          SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
+          ExpectKernelMatches(*kernel, dir, in, want, off, (off * 5) % 4);
+          if (HasFatalFailure()) return;
         }
       }
     }
@@ -338,82 +365,131 @@ TEST(BaselineKernels, UnalignedBuffers) {
                     k % 2 ? OutOfRange::kUnset : OutOfRange::kClamp, {}};
       if (k % 3 == 0) dir.map.emplace_back(all[all.size() / 2], 1);
       SCOPED_TRACE(Describe(dir));
-      auto kernel = SelectKernelFor(dir, SimdTarget::kBaseline);
+      auto kernel = SelectKernelFor(dir, kBaselineTarget);
       ExpectKernelMatches(*kernel, dir, all, Reference(dir, all), 1, 1);
       if (HasFatalFailure()) return;
     }
   }
 }
 
-// The caller's floating-point control register and a non-default setting of it that changes
-// results: MXCSR on x86-64 (FTZ, DAZ, towards zero, exceptions masked), FPCR on aarch64 (FZ, FZ16,
-// DN, AHP, towards zero; the trap enables stay off: a trap would kill the test, not fail it).
-// kFpStickyBits: the exception flags a run may set (MXCSR keeps them in the same register).
-#if defined(__x86_64__)
-#define ZCAST_TEST_FP_CONTROL 1
-unsigned GetFpControl() { return _mm_getcsr(); }
-void SetFpControl(unsigned v) { _mm_setcsr(v); }
-constexpr unsigned kOddFpControl = 0x8000u | 0x0040u | 0x6000u | 0x1F80u;
-constexpr unsigned kFpStickyBits = 0x3Fu;
-#elif defined(__aarch64__)
-#define ZCAST_TEST_FP_CONTROL 1
-unsigned GetFpControl() { return __builtin_aarch64_get_fpcr(); }
-void SetFpControl(unsigned v) { __builtin_aarch64_set_fpcr(v); }
-constexpr unsigned kOddFpControl = (1u << 26) | (1u << 25) | (1u << 24) | (3u << 22) | (1u << 19);
-constexpr unsigned kFpStickyBits = 0;  // in FPSR
-#endif
-
-#if defined(ZCAST_TEST_FP_CONTROL)
-// A host application may run with flush-to-zero, denormals-are-zero and another rounding mode:
-// results must not change, and the caller's setting must be back afterwards.
-TEST(VectorBlocks, NonDefaultFloatingPointEnvironment) {
-  const unsigned saved = GetFpControl();
+// A host application may run with flush-to-zero, denormals-are-zero and another rounding mode
+// (MXCSR on x86, FPCR on aarch64): results must not change, and the caller's environment must be
+// back afterwards.
+TEST_P(VectorBlocks, NonDefaultFloatingPointEnvironment) {
+  const std::uint64_t odd = NonDefaultFpControlForTest();
+  if (odd == 0) GTEST_SKIP() << "NOT RUN: no FP control register known on this architecture";
+  const std::uint64_t saved = FpControlForTest();
   std::vector<std::uint64_t> in32 = Inputs(DataType::float32), in64 = Inputs(DataType::float64);
-  for (DataType src : {DataType::float32, DataType::float64, DataType::float16}) {
+  for (DataType src : {DataType::float32, DataType::float64, DataType::float16, DataType::bfloat16}) {
     auto inputs = src == DataType::float32 ? in32 : (src == DataType::float64 ? in64 : Inputs(src));
     for (DataType dst : {DataType::float16, DataType::float32, DataType::bfloat16, DataType::int32,
-                         DataType::uint8, DataType::float8_e4m3, DataType::int64}) {
+                         DataType::uint8, DataType::int16, DataType::float8_e4m3,
+                         DataType::float8_e8m0fnu, DataType::int64}) {
       for (int r = 0; r < 5; ++r) {
-        Direction dir{src, dst, static_cast<Rounding>(r), OutOfRange::kClamp, {}};
-        SCOPED_TRACE(Describe(dir));
-        Expected want = Reference(dir, inputs);
-        for (SimdTarget target : SupportedSimdTargets()) {
-          auto kernel = SelectKernelFor(dir, target);
-          SetFpControl(kOddFpControl);
-          if ((GetFpControl() & ~kFpStickyBits) != kOddFpControl) {
-            SetFpControl(saved);
-            FAIL() << "the CPU ignores the FP control setting " << kOddFpControl;
-          }
+        for (OutOfRange oor : {OutOfRange::kClamp, OutOfRange::kUnset, OutOfRange::kWrap}) {
+          Direction dir{src, dst, static_cast<Rounding>(r), oor, {}};
+          SCOPED_TRACE(Describe(dir));
+          Expected want = Reference(dir, inputs);
+          auto kernel = SelectKernelFor(dir, GetParam());
+          SetFpControlForTest(odd);
           ExpectKernelMatches(*kernel, dir, inputs, want);
-          const unsigned after = GetFpControl();
-          SetFpControl(saved);
-          EXPECT_EQ(after & ~kFpStickyBits, kOddFpControl)
-              << "FP control register not restored by " << kernel->name();
+          const std::uint64_t after = FpControlForTest();
+          SetFpControlForTest(saved);
+          EXPECT_EQ(after, odd) << "FP environment not restored by " << kernel->name();
           if (HasFatalFailure()) return;
         }
       }
     }
   }
 }
-#else
-TEST(VectorBlocks, NonDefaultFloatingPointEnvironment) {
-  GTEST_SKIP() << "NOT RUN: no FP control register access for this architecture in the test";
-}
-#endif
 
-TEST(KernelSelection, TargetsAndHook) {
-  const auto& targets = SupportedSimdTargets();
-  ASSERT_FALSE(targets.empty());
-  EXPECT_EQ(targets.front(), SimdTarget::kBaseline);
-  EXPECT_NE(std::find(targets.begin(), targets.end(), BestSimdTarget()), targets.end());
+INSTANTIATE_TEST_SUITE_P(Targets, VectorBlocks, ::testing::ValuesIn(CompiledSimdTargets()),
+                         [](const auto& info) { return TargetParamName(info.param); });
+
+TEST(KernelSelection, Targets) {
+  const auto& compiled = CompiledSimdTargets();
+  const auto& supported = SupportedSimdTargets();
+  ASSERT_GE(compiled.size(), 2u) << "no Highway target compiled";
+  EXPECT_EQ(compiled.front(), kBaselineTarget);
+  EXPECT_EQ(supported.front(), kBaselineTarget);
+  for (std::size_t i = 1; i < compiled.size(); ++i) EXPECT_TRUE(SimdTargetBetter(compiled[i], compiled[i - 1]));
+  for (std::int64_t t : supported) {
+    EXPECT_NE(std::find(compiled.begin(), compiled.end(), t), compiled.end()) << SimdTargetName(t);
+  }
+  EXPECT_TRUE(IsSupportedSimdTarget(BestSimdTarget()));
+  for (std::int64_t t : compiled) {
+    std::string name = SimdTargetName(t), lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(SimdTargetFromName(name), t);
+    EXPECT_EQ(SimdTargetFromName(lower), t);
+    // Capping to a target gives it when the CPU has it, else the best supported one below it.
+    std::int64_t at_most = SupportedSimdTargetAtMost(t);
+    EXPECT_TRUE(IsSupportedSimdTarget(at_most));
+    EXPECT_FALSE(SimdTargetBetter(at_most, t));
+    if (IsSupportedSimdTarget(t)) EXPECT_EQ(at_most, t);
+  }
+  EXPECT_EQ(SimdTargetFromName("no-such-target"), -1);
+  EXPECT_STREQ(SimdTargetName(kBaselineTarget), "baseline");
   // A target the CPU lacks is never used: SelectKernelFor falls back to one it has.
   Direction dir{DataType::float32, DataType::uint8, Rounding::kNearestEven, OutOfRange::kClamp, {}};
-  EXPECT_NE(SelectKernelFor(dir, SimdTarget::kAvx2), nullptr);
+  for (std::int64_t t : compiled) EXPECT_NE(SelectKernelFor(dir, t), nullptr);
 }
+
+// Names of the Highway families' kernels start with the family (kernels/families.h).
+bool IsHighwayKernel(const std::string& name) {
+  for (const char* prefix : {"float-lanes-", "float64-lanes-", "int-lanes-", "int8-lanes-", "table8-"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// The float-lane family (float32, float16, bfloat16 sources) serves its pairs on every Highway
+// target, in every mode.
+class FloatLanesChosen : public ::testing::TestWithParam<std::int64_t> {
+ protected:
+  void SetUp() override {
+    ZCAST_SKIP_UNLESS_SUPPORTED(GetParam());
+  }
+};
+TEST_P(FloatLanesChosen, ForEveryModeAndSetting) {
+  struct Want {
+    DataType s, d;
+    const char* name;
+  };
+  const Want wants[] = {
+      {DataType::float32, DataType::uint8, "float-lanes-to-int"},
+      {DataType::float32, DataType::int8, "float-lanes-to-int"},
+      {DataType::float32, DataType::int16, "float-lanes-to-int"},
+      {DataType::float32, DataType::uint16, "float-lanes-to-int"},
+      {DataType::float32, DataType::int32, "float-lanes-to-int"},
+      {DataType::float32, DataType::int4, "float-lanes-to-int"},
+      {DataType::float16, DataType::uint8, "float-lanes-to-int"},
+      {DataType::bfloat16, DataType::int16, "float-lanes-to-int"},
+      {DataType::float32, DataType::float32, "float-lanes-to-float32"},
+      {DataType::float16, DataType::float32, "float-lanes-to-float32"},
+      {DataType::bfloat16, DataType::float32, "float-lanes-to-float32"},
+  };
+  for (const Want& w : wants) {
+    for (int r = 0; r < 5; ++r) {
+      for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
+        Direction dir{w.s, w.d, static_cast<Rounding>(r), oor, {}};
+        EXPECT_STREQ(SelectKernelFor(dir, GetParam())->name(), w.name) << Describe(dir);
+      }
+    }
+  }
+}
+// Every compiled target but baseline (which has no Highway kernels by definition).
+std::vector<std::int64_t> HighwayTargets() {
+  std::vector<std::int64_t> t = CompiledSimdTargets();
+  t.erase(t.begin());
+  return t;
+}
+INSTANTIATE_TEST_SUITE_P(Targets, FloatLanesChosen, ::testing::ValuesIn(HighwayTargets()),
+                         [](const auto& info) { return TargetParamName(info.param); });
 
 TEST(KernelSelection, BaselineFastPathsAreChosen) {
   auto name = [](DataType s, DataType d, Rounding r) {
-    return std::string(SelectKernelFor({s, d, r, OutOfRange::kClamp, {}}, SimdTarget::kBaseline)->name());
+    return std::string(SelectKernelFor({s, d, r, OutOfRange::kClamp, {}}, kBaselineTarget)->name());
   };
   EXPECT_EQ(name(DataType::float32, DataType::uint8, Rounding::kNearestEven), "float-to-int");
   EXPECT_EQ(name(DataType::float64, DataType::float32, Rounding::kNearestEven), "hardware-to-float");
@@ -423,11 +499,19 @@ TEST(KernelSelection, BaselineFastPathsAreChosen) {
   EXPECT_EQ(name(DataType::int32, DataType::uint8, Rounding::kNearestEven), "int-to-int");
 }
 
-// The pairs of issue 5's table run a vector kernel on AVX2 machines, in every mode.
+// The pairs of issue 5's table run a vector kernel on AVX2 machines, in every mode: a Highway
+// family's, or (pairs not ported yet) the hand-written AVX2 one named here.
+bool HasAvx2Target() {
+  for (std::int64_t t : SupportedSimdTargets()) if (SimdTargetIncludesAvx2(t)) return true;
+  return false;
+}
+std::int64_t BestAvx2Target() {
+  std::int64_t best = kBaselineTarget;
+  for (std::int64_t t : SupportedSimdTargets()) if (SimdTargetIncludesAvx2(t)) best = t;
+  return best;
+}
 TEST(KernelSelection, Avx2KernelsAreChosen) {
-  const auto& targets = SupportedSimdTargets();
-  if (std::find(targets.begin(), targets.end(), SimdTarget::kAvx2) == targets.end())
-    GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!HasAvx2Target()) GTEST_SKIP() << "NOT RUN: AVX2 (CPU lacks it)";
   struct Want {
     DataType s, d;
     const char* name;
@@ -480,7 +564,12 @@ TEST(KernelSelection, Avx2KernelsAreChosen) {
     for (int r = 0; r < 5; ++r) {
       for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp}) {
         Direction dir{w.s, w.d, static_cast<Rounding>(r), oor, {}};
-        EXPECT_STREQ(SelectKernelFor(dir, SimdTarget::kAvx2)->name(), w.name) << Describe(dir);
+        for (std::int64_t t : SupportedSimdTargets()) {
+          if (!SimdTargetIncludesAvx2(t)) continue;
+          std::string name = SelectKernelFor(dir, t)->name();
+          EXPECT_TRUE(name == w.name || IsHighwayKernel(name))
+              << Describe(dir) << " on " << SimdTargetName(t) << ": " << name;
+        }
       }
     }
   }
@@ -490,9 +579,7 @@ TEST(KernelSelection, Avx2KernelsAreChosen) {
 // fixes: fnuz's NaN and missing -0, R8, R19) when rounding to nearest; a directed mode rounds the
 // two halves' magnitudes differently, so both halves are looked up.
 TEST(KernelSelection, SignedTable8IsChosen) {
-  const auto& targets = SupportedSimdTargets();
-  if (std::find(targets.begin(), targets.end(), SimdTarget::kAvx2) == targets.end())
-    GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!HasAvx2Target()) GTEST_SKIP() << "NOT RUN: AVX2 (CPU lacks it)";
   const std::pair<DataType, DataType> pairs[] = {
       {DataType::float8_e4m3, DataType::float8_e5m2},
       {DataType::float8_e5m2, DataType::float8_e4m3fnuz},
@@ -505,7 +592,8 @@ TEST(KernelSelection, SignedTable8IsChosen) {
     for (Rounding r : {Rounding::kNearestEven, Rounding::kNearestAway, Rounding::kTowardsZero}) {
       for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp}) {
         Direction dir{s, d, r, oor, {}};
-        EXPECT_STREQ(SelectKernelFor(dir, SimdTarget::kAvx2)->name(), "avx2-table8-signed") << Describe(dir);
+        std::string name = SelectKernelFor(dir, BestAvx2Target())->name();
+        EXPECT_TRUE(name == "avx2-table8-signed" || IsHighwayKernel(name)) << Describe(dir) << ": " << name;
       }
     }
   }

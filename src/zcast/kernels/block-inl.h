@@ -1,0 +1,308 @@
+// The block architecture shared by every Highway kernel family (kept from the hand-written AVX2
+// kernels, kernels_avx2.cc): a kernel runs blocks of a fixed number of elements (kVecs vectors of
+// 32-bit lanes: 4 x Lanes(d), so a multiple of every target's lane count, SVE's run-time one
+// included); one pass over a block computes the results and a mask of the lanes it *declines*
+// (NaN or Inf where the destination lacks them, out of range under unset, anything it cannot
+// decide), applies scalar_map in the vector (keys compared and their values blended, first key
+// wins, R10), stores the results, and hands the declined lanes, in index order, to the reference
+// path (scalar_map + exact engine), which also finds the error. A tail of fewer elements runs the
+// same block on a zero-padded copy.
+//
+// A Family provides kFpRounding (the rounding mode its run needs, fp_env.h), Params (plain data
+// kept in the kernel), SrcSize(params) and DstSize(params) (bytes per element), Consts (built once
+// per run), MakeConsts(params), BlockElems() and Block(consts, in, out, resolver) -> kNoFailure or
+// the index (in the block) of the first failing element.
+//
+// Highway's -inl.h pattern: the per-target part is compiled once per target (foreach_target.h);
+// the plain-data part (VectorMap, BuildMap) once, under a normal include guard.
+#ifndef ZCAST_SRC_KERNELS_BLOCK_SHARED_H_
+#define ZCAST_SRC_KERNELS_BLOCK_SHARED_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "zcast/dtype.h"
+#include "zcast/kernels.h"
+#include "zcast/kernels/fp_env.h"
+
+namespace zcast::internal {
+
+inline constexpr std::size_t kNoFailure = ~std::size_t{0};
+inline constexpr int kMaxVectorKeys = 16;  // larger scalar maps stay on the baseline kernels
+
+// scalar_map keys in the lane representation of a family (float32 bits of the exact value, the
+// int32 value, float64 bits), values as destination bits. NaN keys match every NaN (R11).
+struct VectorMap {
+  int n = 0;
+  bool only_nonfinite = true;  // every key is NaN or +-Inf (float32 lanes)
+  std::uint64_t key[kMaxVectorKeys] = {};
+  std::uint64_t value[kMaxVectorKeys] = {};
+  bool nan_key[kMaxVectorKeys] = {};
+};
+
+enum class KeyRep { kFloat32Bits, kInt32Value, kFloat64Bits, kFloat64Value };
+
+// The map's keys in `rep`; false when the map is too large or has a key `rep` cannot compare.
+inline bool BuildMap(const Direction& dir, KeyRep rep, VectorMap* map) {
+  if (dir.map.size() > static_cast<std::size_t>(kMaxVectorKeys)) return false;
+  const TypeInfo& s = Info(dir.src);
+  for (const auto& [key, value] : dir.map) {
+    int k = map->n++;
+    map->value[k] = value;
+    if (IsNaNBits(dir.src, key)) {
+      if (rep == KeyRep::kInt32Value) return false;  // NaN keys of 8-bit floats: the tables
+      if (rep == KeyRep::kFloat64Bits && dir.src != DataType::float64) return false;
+      map->nan_key[k] = true;
+      continue;
+    }
+    switch (rep) {
+      case KeyRep::kFloat32Bits:  // the exact float32 value of the key (float16/bfloat16/float32)
+        map->key[k] = CastBits(dir.src, key, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset).bits;
+        if ((map->key[k] & 0x7FFFFFFFu) != 0x7F800000u) map->only_nonfinite = false;
+        break;
+      case KeyRep::kInt32Value: {
+        std::uint64_t v = key & s.value_mask();
+        if (s.is_signed_int() && (v & s.sign_bit())) v |= ~s.value_mask();  // sign-extend
+        map->key[k] = static_cast<std::uint32_t>(v);
+        map->only_nonfinite = false;
+        break;
+      }
+      case KeyRep::kFloat64Bits: map->key[k] = key; map->only_nonfinite = false; break;
+      case KeyRep::kFloat64Value:
+        map->key[k] = CastBits(dir.src, key, DataType::float64, Rounding::kNearestEven, OutOfRange::kUnset).bits;
+        map->only_nonfinite = false;
+        break;
+    }
+  }
+  return true;
+}
+
+// Calls f.template operator()<X>() for the run-time value among the compile-time ones.
+template <typename F>
+auto WithRounding(Rounding r, F&& f) {
+  switch (r) {
+    case Rounding::kNearestAway: return f.template operator()<Rounding::kNearestAway>();
+    case Rounding::kTowardsZero: return f.template operator()<Rounding::kTowardsZero>();
+    case Rounding::kTowardsPositive: return f.template operator()<Rounding::kTowardsPositive>();
+    case Rounding::kTowardsNegative: return f.template operator()<Rounding::kTowardsNegative>();
+    default: return f.template operator()<Rounding::kNearestEven>();
+  }
+}
+template <typename F>
+auto WithOutOfRange(OutOfRange o, F&& f) {
+  switch (o) {
+    case OutOfRange::kClamp: return f.template operator()<OutOfRange::kClamp>();
+    case OutOfRange::kWrap: return f.template operator()<OutOfRange::kWrap>();
+    default: return f.template operator()<OutOfRange::kUnset>();
+  }
+}
+// Float destinations: clamp or unset (wrap acts as unset, R4).
+template <typename F>
+auto WithFloatOutOfRange(OutOfRange o, F&& f) {
+  if (o == OutOfRange::kClamp) return f.template operator()<OutOfRange::kClamp>();
+  return f.template operator()<OutOfRange::kUnset>();
+}
+template <typename F>
+auto WithDstSize(std::size_t size, F&& f) {
+  switch (size) {
+    case 1: return f.template operator()<1>();
+    case 2: return f.template operator()<2>();
+    default: return f.template operator()<4>();
+  }
+}
+
+// The FP rounding mode that makes the hardware round like `r` (nearest-away has none: nearest).
+constexpr FpRounding FpRoundingOf(Rounding r) {
+  return r == Rounding::kTowardsNegative   ? FpRounding::kDown
+         : r == Rounding::kTowardsPositive ? FpRounding::kUp
+         : r == Rounding::kTowardsZero     ? FpRounding::kTowardsZero
+                                           : FpRounding::kNearest;
+}
+
+}  // namespace zcast::internal
+
+#endif  // ZCAST_SRC_KERNELS_BLOCK_SHARED_H_
+
+// ---- per target ----
+#if defined(ZCAST_SRC_KERNELS_BLOCK_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ZCAST_SRC_KERNELS_BLOCK_INL_H_
+#undef ZCAST_SRC_KERNELS_BLOCK_INL_H_
+#else
+#define ZCAST_SRC_KERNELS_BLOCK_INL_H_
+#endif
+
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace zcast::internal::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DU32 = hn::ScalableTag<std::uint32_t>;
+using DI32 = hn::ScalableTag<std::int32_t>;
+using DF32 = hn::ScalableTag<float>;
+using VU32 = hn::Vec<DU32>;
+using VF32 = hn::Vec<DF32>;
+using MU32 = hn::Mask<DU32>;
+
+constexpr std::size_t kVecs = 4;                                     // vectors per block
+constexpr std::size_t kMaxBlock = kVecs * HWY_LANES(std::uint32_t);  // elements, at most
+
+// The declined lanes of one block (or of a zero-padded tail: lanes >= limit are padding and
+// ignored), through the reference path in index order.
+struct Resolver {
+  const Kernel* reference;
+  const unsigned char* src;
+  unsigned char* dst;
+  std::size_t src_size, dst_size, limit;
+
+  // `bits`: one bit per lane of lanes first .. first + n - 1 (StoreMaskBits' layout).
+  HWY_NOINLINE std::size_t Lanes(const std::uint8_t* bits, std::size_t n, std::size_t first) const {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!((bits[i / 8] >> (i % 8)) & 1)) continue;
+      const std::size_t idx = first + i;
+      if (idx >= limit) return kNoFailure;
+      if (reference->Run(src + idx * src_size, 1, dst + idx * dst_size) == 0) return idx;
+    }
+    return kNoFailure;
+  }
+};
+
+template <class D>
+HWY_INLINE std::size_t ResolveMask(D d, hn::Mask<D> m, std::size_t first, const Resolver& r) {
+  if (hn::AllFalse(d, m)) return kNoFailure;
+  std::uint8_t bits[(HWY_LANES(hn::TFromD<D>) + 7) / 8 + 8];
+  hn::StoreMaskBits(d, m, bits);
+  return r.Lanes(bits, hn::Lanes(d), first);
+}
+// The declined lanes of a block's four vectors, in index order.
+template <class D>
+HWY_NOINLINE std::size_t ResolveBlock(D d, hn::Mask<D> m0, hn::Mask<D> m1, hn::Mask<D> m2, hn::Mask<D> m3,
+                                      const Resolver& r) {
+  const std::size_t n = hn::Lanes(d);
+  std::size_t f = ResolveMask(d, m0, 0, r);
+  if (f == kNoFailure) f = ResolveMask(d, m1, n, r);
+  if (f == kNoFailure) f = ResolveMask(d, m2, 2 * n, r);
+  if (f == kNoFailure) f = ResolveMask(d, m3, 3 * n, r);
+  return f;
+}
+
+// ---- packing 32-bit result lanes (each already masked to the destination's bits) ----
+
+template <std::size_t kDstSize>
+HWY_INLINE void StoreBlockOf(VU32 r0, VU32 r1, VU32 r2, VU32 r3, unsigned char* out) {
+  const DU32 du;
+  const std::size_t n = hn::Lanes(du);
+  if constexpr (kDstSize == 4) {
+    auto* o = reinterpret_cast<std::uint32_t*>(out);
+    hn::StoreU(r0, du, o);
+    hn::StoreU(r1, du, o + n);
+    hn::StoreU(r2, du, o + 2 * n);
+    hn::StoreU(r3, du, o + 3 * n);
+  } else {
+    // Saturating demotions from int32 keep every value that fits (all do: masked results).
+    const DI32 di;
+    using T = std::conditional_t<kDstSize == 2, std::uint16_t, std::uint8_t>;
+    const hn::Rebind<T, DI32> dn;
+    auto* o = reinterpret_cast<T*>(out);
+    hn::StoreU(hn::DemoteTo(dn, hn::BitCast(di, r0)), dn, o);
+    hn::StoreU(hn::DemoteTo(dn, hn::BitCast(di, r1)), dn, o + n);
+    hn::StoreU(hn::DemoteTo(dn, hn::BitCast(di, r2)), dn, o + 2 * n);
+    hn::StoreU(hn::DemoteTo(dn, hn::BitCast(di, r3)), dn, o + 3 * n);
+  }
+}
+
+// `dst_size` bytes per element (1, 2 or 4), chosen per block.
+HWY_INLINE void StoreBlock(std::size_t dst_size, VU32 r0, VU32 r1, VU32 r2, VU32 r3, unsigned char* out) {
+  if (dst_size == 1) StoreBlockOf<1>(r0, r1, r2, r3, out);
+  else if (dst_size == 2) StoreBlockOf<2>(r0, r1, r2, r3, out);
+  else StoreBlockOf<4>(r0, r1, r2, r3, out);
+}
+
+// ---- scalar_map over one vector of 32-bit key lanes ----
+
+// Keys from the last to the first, so the first that matches wins (R10); `nan` marks the lanes a
+// NaN key matches. A matched lane is no longer declined.
+HWY_INLINE void MapLanes32(const VectorMap& map, VU32 keys, MU32 nan, VU32* r, MU32* declined) {
+  const DU32 du;
+  for (int k = map.n - 1; k >= 0; --k) {
+    const MU32 m = map.nan_key[k] ? nan : hn::Eq(keys, hn::Set(du, static_cast<std::uint32_t>(map.key[k])));
+    *r = hn::IfThenElse(m, hn::Set(du, static_cast<std::uint32_t>(map.value[k])), *r);
+    *declined = hn::AndNot(m, *declined);
+  }
+}
+
+// ---- the block loop ----
+
+// Source and destination element sizes are run-time values (Family::SrcSize(params),
+// DstSize(params)): a family serves several of each with one instantiation, and picks its loader
+// and store per block by a well-predicted branch. Instantiating every combination for every target
+// made one translation unit take over 12 minutes and 3 GB to compile.
+template <class Family>
+class BlockKernel final : public Kernel {
+  static constexpr std::size_t kPrefetchAhead = 2048;
+  static constexpr std::size_t kMaxSize = 8;  // bytes per element, at most
+
+ public:
+  BlockKernel(const Direction& dir, const typename Family::Params& params, const char* name)
+      : reference_(ReferenceKernel(dir)), params_(params), name_(name) {}
+
+  std::size_t Run(const void* in, std::size_t n, void* out) const override {
+    ScopedFpEnv env(Family::kFpRounding);
+    const auto* src = static_cast<const unsigned char*>(in);
+    auto* dst = static_cast<unsigned char*>(out);
+    const typename Family::Consts c = Family::MakeConsts(params_);
+    const std::size_t ss = Family::SrcSize(params_), ds = Family::DstSize(params_);
+    const std::size_t block = Family::BlockElems();
+    Resolver res{reference_.get(), src, dst, ss, ds, block};
+    std::size_t i = 0;
+    for (; i + block <= n; i += block) {
+      // 1- and 2-byte sources: a software prefetch 2 KiB ahead closed most of the gap to the copy
+      // speed of the hand-written AVX2 kernels with the other core busy (docs/performance.md);
+      // for wider sources it cost 5-25 %. Prefetches past the end never fault.
+      if (ss <= 2) hwy::Prefetch(src + i * ss + kPrefetchAhead);
+      res.src = src + i * ss;
+      res.dst = dst + i * ds;
+      const std::size_t f = Family::Block(c, res.src, res.dst, res);
+      if (HWY_UNLIKELY(f != kNoFailure)) return i + f;
+    }
+    if (i < n) {
+      // The tail: the same block on a zero-padded copy (0 converts in every family; padding lanes
+      // are ignored by the resolver), results copied back.
+      alignas(64) unsigned char tin[kMaxBlock * kMaxSize] = {};
+      alignas(64) unsigned char tout[kMaxBlock * kMaxSize];
+      const std::size_t rest = n - i;
+      std::memcpy(tin, src + i * ss, rest * ss);
+      Resolver tail{reference_.get(), tin, tout, ss, ds, rest};
+      const std::size_t f = Family::Block(c, tin, tout, tail);
+      std::memcpy(dst + i * ds, tout, rest * ds);
+      if (f != kNoFailure) return i + f;
+    }
+    return n;
+  }
+  const char* name() const override { return name_; }
+
+ private:
+  std::unique_ptr<const Kernel> reference_;
+  typename Family::Params params_;
+  const char* name_;
+};
+
+template <class Family>
+std::unique_ptr<const Kernel> Make(const Direction& dir, const typename Family::Params& p, const char* name) {
+  return std::make_unique<BlockKernel<Family>>(dir, p, name);
+}
+// Families whose Params have a VectorMap `map`: nullptr when the map cannot go in the vector.
+template <class Family>
+std::unique_ptr<const Kernel> MakeWithMap(const Direction& dir, typename Family::Params p, const char* name,
+                                          KeyRep rep) {
+  if (!BuildMap(dir, rep, &p.map)) return nullptr;
+  return Make<Family>(dir, p, name);
+}
+
+}  // namespace zcast::internal::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

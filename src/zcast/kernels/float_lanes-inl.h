@@ -1,0 +1,168 @@
+// The float-lane family, per target (shared by float_lanes.cc, float_to_int.cc and the other
+// float-lane translation units): loaders giving each source element's exact float32 value in a
+// 32-bit lane (float32, float16, bfloat16), the FloatLanes block (four vectors, scalar_map in the
+// vector), and converters used by several files. The lane bits also serve as the scalar_map key
+// representation (KeyRep::kFloat32Bits: the conversion is injective on non-NaN values).
+#if defined(ZCAST_SRC_KERNELS_FLOAT_LANES_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ZCAST_SRC_KERNELS_FLOAT_LANES_INL_H_
+#undef ZCAST_SRC_KERNELS_FLOAT_LANES_INL_H_
+#else
+#define ZCAST_SRC_KERNELS_FLOAT_LANES_INL_H_
+#endif
+
+#include "zcast/kernels/block-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace zcast::internal::HWY_NAMESPACE {
+
+struct LoadF32 {
+  static constexpr std::size_t kSize = 4;
+  static HWY_INLINE VF32 Load(const unsigned char* p) {
+    return hn::LoadU(DF32(), reinterpret_cast<const float*>(p));
+  }
+};
+
+// float16 -> float32, exactly (subnormals included: DAZ is off during a run). F16C on AVX2 and
+// better, the hardware conversion on ARM; elsewhere integer bit manipulation, because Highway
+// 1.0.3's portable PromoteTo (SSE4, EMU128) turns Inf and NaN into finite values.
+struct LoadF16 {
+  static constexpr std::size_t kSize = 2;
+  static HWY_INLINE VF32 Load(const unsigned char* p) {
+    const DF32 df;
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM
+    const hn::Rebind<hwy::float16_t, DF32> dh;
+    return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+#else
+    const DU32 du;
+    const DI32 di;
+    const hn::Rebind<std::uint16_t, DU32> d16;
+    const VU32 h = hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(p)));
+    const VU32 mag = hn::And(h, hn::Set(du, 0x7FFFu));
+    // Normal: the fields moved to float32's places, exponent rebiased by 112 (127 - 15); Inf and
+    // NaN (exponent 31) once more, to reach 255. Subnormal (and zero): mantissa * 2^-24, exact.
+    VU32 normal = hn::Add(hn::ShiftLeft<13>(mag), hn::Set(du, 112u << 23));
+    normal = hn::IfThenElse(hn::Gt(mag, hn::Set(du, 0x7BFFu)), hn::Add(normal, hn::Set(du, 112u << 23)), normal);
+    const VU32 sub = hn::BitCast(du, hn::Mul(hn::ConvertTo(df, hn::BitCast(di, mag)), hn::Set(df, 0x1p-24f)));
+    const VU32 bits = hn::IfThenElse(hn::Lt(mag, hn::Set(du, 0x400u)), sub, normal);
+    return hn::BitCast(df, hn::Or(bits, hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)))));
+#endif
+  }
+};
+
+// bfloat16 is the upper half of a float32.
+struct LoadBF16 {
+  static constexpr std::size_t kSize = 2;
+  static HWY_INLINE VF32 Load(const unsigned char* p) {
+    const DU32 du;
+    const hn::Rebind<std::uint16_t, DU32> d16;
+    const VU32 h = hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(p)));
+    return hn::BitCast(DF32(), hn::ShiftLeft<16>(h));
+  }
+};
+
+HWY_INLINE VU32 AbsBits(VF32 x) { return hn::And(hn::BitCast(DU32(), x), hn::Set(DU32(), 0x7FFFFFFFu)); }
+HWY_INLINE MU32 NaNLanes(VF32 x) { return hn::RebindMask(DU32(), hn::IsNaN(x)); }
+HWY_INLINE MU32 NonFiniteLanes(VF32 x) { return hn::Gt(AbsBits(x), hn::Set(DU32(), 0x7F7FFFFFu)); }
+
+// float32 lanes -> float32: the value as is, NaN canonicalised (R3: quiet NaN, sign kept, payload
+// dropped). Used for float16 and bfloat16 sources (and float32 -> float32).
+struct F32Canonical {
+  static constexpr bool kDeclinesNonFinite = false;
+  static constexpr FpRounding kFpRounding = FpRounding::kNearest;
+  struct Params {};
+  static HWY_INLINE VU32 Convert(const Params&, VF32 x, MU32* declined) {
+    const DU32 du;
+    const VU32 bits = hn::BitCast(du, x);
+    *declined = hn::MaskFromVec(hn::Zero(du));
+    const VU32 canonical = hn::Or(hn::And(bits, hn::Set(du, 0x80000000u)), hn::Set(du, 0x7FC00000u));
+    return hn::IfThenElse(NaNLanes(x), canonical, bits);
+  }
+};
+
+// The source of a float-lane kernel, chosen per block (see BlockKernel).
+enum class FloatSource : std::uint8_t { kFloat32, kFloat16, kBfloat16 };
+
+HWY_INLINE VF32 LoadFloatLanes(FloatSource src, const unsigned char* p) {
+  if (src == FloatSource::kFloat32) return LoadF32::Load(p);
+  if (src == FloatSource::kFloat16) return LoadF16::Load(p);
+  return LoadBF16::Load(p);
+}
+
+// Four vectors of float32 lanes per block: load, convert (Conv: Params, kDeclinesNonFinite,
+// kFpRounding, Convert(params, x, &declined) -> destination bits in 32-bit lanes), scalar_map,
+// store, declined lanes to the reference path. The source (float32/float16/bfloat16) and the
+// destination size (1, 2, 4 bytes) are chosen per block, one instantiation for all of them.
+template <class Conv>
+struct FloatLanes {
+  static constexpr FpRounding kFpRounding = Conv::kFpRounding;
+  struct Params {
+    typename Conv::Params conv;
+    VectorMap map;
+    FloatSource src;
+    std::uint8_t dst_size;
+  };
+  struct Consts {
+    typename Conv::Params conv;
+    const VectorMap* map;  // null: no scalar_map
+    // False when every key is NaN or +-Inf and the converter declines those: the map can only
+    // apply to declined lanes, so blocks without one skip it.
+    bool map_always;
+    FloatSource src;
+    std::uint8_t dst_size;
+  };
+  static std::size_t SrcSize(const Params& p) { return p.src == FloatSource::kFloat32 ? 4 : 2; }
+  static std::size_t DstSize(const Params& p) { return p.dst_size; }
+  static Consts MakeConsts(const Params& p) {
+    return {p.conv, p.map.n ? &p.map : nullptr, !(Conv::kDeclinesNonFinite && p.map.only_nonfinite), p.src,
+            p.dst_size};
+  }
+  static std::size_t BlockElems() { return kVecs * hn::Lanes(DF32()); }
+
+  static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
+                                      const Resolver& res) {
+    const DU32 du;
+    const std::size_t n = hn::Lanes(du) * (c.src == FloatSource::kFloat32 ? 4 : 2);
+    const VF32 x0 = LoadFloatLanes(c.src, in), x1 = LoadFloatLanes(c.src, in + n),
+               x2 = LoadFloatLanes(c.src, in + 2 * n), x3 = LoadFloatLanes(c.src, in + 3 * n);
+    MU32 d0, d1, d2, d3;
+    VU32 r0 = Conv::Convert(c.conv, x0, &d0), r1 = Conv::Convert(c.conv, x1, &d1),
+         r2 = Conv::Convert(c.conv, x2, &d2), r3 = Conv::Convert(c.conv, x3, &d3);
+    MU32 any = hn::Or(hn::Or(d0, d1), hn::Or(d2, d3));
+    if (HWY_UNLIKELY(c.map != nullptr) && (c.map_always || !hn::AllFalse(du, any))) {
+      MapLanes32(*c.map, hn::BitCast(du, x0), NaNLanes(x0), &r0, &d0);
+      MapLanes32(*c.map, hn::BitCast(du, x1), NaNLanes(x1), &r1, &d1);
+      MapLanes32(*c.map, hn::BitCast(du, x2), NaNLanes(x2), &r2, &d2);
+      MapLanes32(*c.map, hn::BitCast(du, x3), NaNLanes(x3), &r3, &d3);
+      any = hn::Or(hn::Or(d0, d1), hn::Or(d2, d3));
+    }
+    StoreBlock(c.dst_size, r0, r1, r2, r3, out);
+    if (HWY_LIKELY(hn::AllFalse(du, any))) return kNoFailure;
+    return ResolveBlock(du, d0, d1, d2, d3, res);
+  }
+};
+
+// The float-lane source of `src`, if it is one.
+inline bool FloatSourceOf(DataType src, FloatSource* out) {
+  switch (src) {
+    case DataType::float32: *out = FloatSource::kFloat32; return true;
+    case DataType::float16: *out = FloatSource::kFloat16; return true;
+    case DataType::bfloat16: *out = FloatSource::kBfloat16; return true;
+    default: return false;
+  }
+}
+
+// A float-lane kernel for `dir` with converter Conv: nullptr when the source is not a float-lane
+// type or the scalar_map cannot go in the vector.
+template <class Conv>
+std::unique_ptr<const Kernel> MakeFloatLanes(const Direction& dir, const typename Conv::Params& conv,
+                                             const char* name) {
+  typename FloatLanes<Conv>::Params p{conv, {}, FloatSource::kFloat32,
+                                      static_cast<std::uint8_t>(Info(dir.dst).size)};
+  if (!FloatSourceOf(dir.src, &p.src)) return nullptr;
+  return MakeWithMap<FloatLanes<Conv>>(dir, p, name, KeyRep::kFloat32Bits);
+}
+
+}  // namespace zcast::internal::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

@@ -1,0 +1,46 @@
+// The float-lane family: float32, float16 and bfloat16 sources, whose values are exact in float32
+// lanes. This file holds the float32 destination (canonical NaN, R3) and SelectFloatLanes, which
+// hands the other destinations to their translation units (float_lanes.h).
+//
+// The pattern every family file follows: a Highway foreach_target translation unit; per-target
+// code in zcast::internal::HWY_NAMESPACE; a per-target maker; HWY_EXPORT of it and a selector
+// calling the table entry of the caller's target (dispatch.h) under HWY_ONCE.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "zcast/kernels/float_lanes.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "zcast/kernels/float_lanes-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace zcast::internal::HWY_NAMESPACE {
+
+std::unique_ptr<const Kernel> MakeFloatToFloat32(const Direction& dir) {
+  if (dir.dst != DataType::float32) return nullptr;
+  return MakeFloatLanes<F32Canonical>(dir, {}, "float-lanes-to-float32");
+}
+
+}  // namespace zcast::internal::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "zcast/kernels/dispatch.h"
+#include "zcast/kernels/families.h"
+#include "zcast/kernels/float_lanes.h"
+
+namespace zcast::internal {
+
+HWY_EXPORT(MakeFloatToFloat32);
+
+std::unique_ptr<const Kernel> SelectFloatLanes(const Direction& dir, std::int64_t target) {
+  if (dir.src != DataType::float32 && dir.src != DataType::float16 && dir.src != DataType::bfloat16)
+    return nullptr;
+  const TypeInfo& d = Info(dir.dst);
+  if (d.is_int()) return SelectFloatToInt(dir, target);
+  if (dir.dst == DataType::float32) return ZCAST_CALL_FOR_TARGET(MakeFloatToFloat32, target, dir);
+  return nullptr;
+}
+
+}  // namespace zcast::internal
+#endif  // HWY_ONCE
