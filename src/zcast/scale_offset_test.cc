@@ -2,12 +2,13 @@
 // type against an independent oracle, boundaries, errors with messages (R23, R24), and every
 // kernel against the reference path.
 //
-// The float oracle is independent of the exact engine: each operation is done in __float128 (IEEE
-// binary128, correctly rounded by libgcc) and then rounded to the type by a nearest-grid search
-// over the type's enumerated values (types of <= 16 bits) or by the compiler's binary128 ->
-// float/double conversion. Rounding twice is innocuous here: binary128 has 113 >= 2p + 2 bits for
-// every type (p <= 53), so the binary128 result never lands on a midpoint of the type's grid that
-// the exact result is not on (and products of two values are exact in binary128 anyway).
+// The float oracle is independent of the exact engine: each operation is done in binary128 (IEEE
+// quadruple, `f128` below; correctly rounded by libgcc's soft-fp on x86-64 and aarch64 alike) and
+// then rounded to the type by a nearest-grid search over the type's enumerated values (types of
+// <= 16 bits) or by the compiler's binary128 -> float/double conversion. Rounding twice is
+// innocuous here: binary128 has 113 >= 2p + 2 bits for every type (p <= 53), so the binary128
+// result never lands on a midpoint of the type's grid that the exact result is not on (and
+// products of two values are exact in binary128 anyway).
 #include "zcast/scale_offset.h"
 
 #include <gtest/gtest.h>
@@ -450,8 +451,22 @@ TEST(ScaleOffsetScalar, IntegerBoundaries) {
 
 // ---- the independent float oracle --------------------------------------------------------------
 
+// IEEE binary128 on x86-64 and aarch64 alike. GCC has _Float128 in C++ on both (`__float128` is
+// x86-only); Clang has no _Float128 in C++, only `__float128` (x86-64) and, on aarch64 Linux,
+// binary128 `long double`.
+#if !defined(__clang__)
+using f128 = _Float128;
+#elif defined(__aarch64__)
+using f128 = long double;
+#else
 using f128 = __float128;
+#endif
 using u128 = unsigned __int128;
+// The format, not just the size: 1.0 is biased exponent 16383 over 112 fraction bits, and the last
+// of the 113 significand bits counts (the argument above needs 113 >= 2 * 53 + 2).
+static_assert(std::bit_cast<u128>(static_cast<f128>(1)) == static_cast<u128>(16383) << 112);
+static_assert(static_cast<f128>(1) + std::bit_cast<f128>(static_cast<u128>(16383 - 112) << 112) !=
+              static_cast<f128>(1));
 
 f128 Pow2(int e) {  // binary128: 15-bit exponent, bias 16383, 112 fraction bits
   return std::bit_cast<f128>(static_cast<u128>(static_cast<std::uint64_t>(e + 16383)) << 112);
