@@ -265,24 +265,11 @@ done:
   return rc;
 }
 
-static char* read_text(const char* path) {
-  FILE* f = fopen(path, "rb");
-  long size;
-  char* text = NULL;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-    text = (char*)malloc((size_t)size + 1);
-    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) { free(text); text = NULL; }
-    if (text) text[size] = 0;
-  }
-  fclose(f);
-  return text;
-}
-
 int rd_array_open(const char* path, rd_array* array, char* err) {
   char meta_path[4200], where[4300];
   struct stat st;
   char *text, *type_json = NULL, *fill_json = NULL;
+  size_t text_size = 0;
   cJSON *doc, *node, *conf;
   int rc = -1;
   size_t n = strlen(path);
@@ -297,7 +284,7 @@ int rd_array_open(const char* path, rd_array* array, char* err) {
     if (slash) snprintf(array->dir, sizeof array->dir, "%.*s", (int)(slash - path), path);
     else snprintf(array->dir, sizeof array->dir, ".");
   }
-  text = read_text(meta_path);
+  text = (char*)rd_read_file(meta_path, &text_size);
   if (!text) return failf(err, "%s: cannot read%s", meta_path, "");
   doc = cJSON_Parse(text);
   free(text);
