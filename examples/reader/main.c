@@ -203,7 +203,14 @@ int main(int argc, char** argv) {
     rd_array_close(&a);
     return 2;
   }
-  for (i = 0; i < a.ndim; ++i) elements *= (size_t)box.count[i];
+  for (i = 0; i < a.ndim; ++i) {
+    if (box.count[i] && elements > ((size_t)-1 >> 5) / box.count[i]) {
+      fprintf(stderr, "%s: the region is too large for this reader\n", positional[0]);
+      rd_array_close(&a);
+      return 1;
+    }
+    elements *= (size_t)box.count[i];
+  }
   out = (unsigned char*)malloc(elements * a.top.dec_size + 1);
   if (!out) {
     fprintf(stderr, "out of memory (%llu bytes)\n", (ull)(elements * a.top.dec_size));

@@ -189,8 +189,14 @@ static int build_level(rd_level* level, const cJSON* codecs, const char* type_js
   int k = 0, d, rc = -1;
   if (!cJSON_IsArray(codecs) || cJSON_GetArraySize(codecs) == 0)
     return failf(err, "%s: must be a non-empty array of codecs%s", where, "");
+  /* A chunk must fit in memory several times over (16-byte elements): refuse shapes whose size
+   * would overflow instead of allocating a wrapped-around size. */
   level->chunk_elements = 1;
-  for (d = 0; d < level->ndim; ++d) level->chunk_elements *= (size_t)level->chunk_shape[d];
+  for (d = 0; d < level->ndim; ++d) {
+    if (level->chunk_shape[d] > ((size_t)-1 >> 6) / level->chunk_elements)
+      return failf(err, "%s: the chunk shape is too large for this reader%s", where, "");
+    level->chunk_elements *= (size_t)level->chunk_shape[d];
+  }
   codecs_json = cJSON_PrintUnformatted(codecs);
   if (!codecs_json) return failf(err, "%s: out of memory%s", where, "");
   if (zcast_chain_create_from_codecs(codecs_json, type_json, fill_json, &level->chain) != ZCAST_OK) {
