@@ -308,8 +308,7 @@ typedef struct pool {
   pthread_mutex_t lock;
 } pool;
 
-/* Reads a whole file; NULL with errno ENOENT when it does not exist. */
-static unsigned char* read_file(const char* path, size_t* size) {
+unsigned char* rd_read_file(const char* path, size_t* size) {
   FILE* f = fopen(path, "rb");
   long n;
   unsigned char* data = NULL;
@@ -317,7 +316,10 @@ static unsigned char* read_file(const char* path, size_t* size) {
   if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
     data = (unsigned char*)malloc((size_t)n + 1);
     if (data && fread(data, 1, (size_t)n, f) != (size_t)n) { free(data); data = NULL; errno = EIO; }
-    if (data) *size = (size_t)n;
+    if (data) {
+      data[n] = 0; /* zarr.json is used as a C string */
+      *size = (size_t)n;
+    }
   }
   fclose(f);
   return data;
@@ -343,7 +345,7 @@ static int run_unit(pool* p, unit* u, rd_timers* timers) {
   int missing = u->missing, rc = -1;
   if (!intersect(ndim, u->origin, level->chunk_shape, p->region, &part)) return 0;
   if (!data && !missing) {
-    file = read_file(u->path, &size);
+    file = rd_read_file(u->path, &size);
     timers->read += rd_now() - t0;
     if (!file && errno != ENOENT) {
       snprintf(err, sizeof err, "%s: cannot read: %s", u->path, strerror(errno));
@@ -476,7 +478,7 @@ static int split_shard(pool* p, const char* path, const char* where, const uint6
   const rd_level* top = &p->array->top;
   size_t size = 0, k;
   double t0 = rd_now();
-  unsigned char* shard = read_file(path, &size);
+  unsigned char* shard = rd_read_file(path, &size);
   char shard_where[480];
   int d;
   timers->read += rd_now() - t0;

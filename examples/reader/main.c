@@ -47,20 +47,6 @@ static int write_atomic(const char* path, const void* data, size_t size) {
   return 0;
 }
 
-static unsigned char* read_whole(const char* path, size_t* size) {
-  FILE* f = fopen(path, "rb");
-  long n;
-  unsigned char* data = NULL;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-    data = (unsigned char*)malloc((size_t)n + 1);
-    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) { free(data); data = NULL; }
-    if (data) *size = (size_t)n;
-  }
-  fclose(f);
-  return data;
-}
-
 /* Prints element p of a buffer of `type_json`: the common types as numbers (exactly: %.17g and
  * %.9g), the others as their raw bits in hex. */
 static void print_element(const char* type_json, const unsigned char* p, size_t size) {
@@ -98,7 +84,7 @@ static int read_one_chunk(const char* meta_path, const char* chunk_path, const c
     fprintf(stderr, "%s\n", err);
     return 1;
   }
-  chunk = read_whole(chunk_path, &size);
+  chunk = rd_read_file(chunk_path, &size);
   if (!chunk) { fprintf(stderr, "cannot read %s\n", chunk_path); goto done; }
   n = top->chunk_elements;
   decoded = (unsigned char*)malloc(n * top->dec_size + 1);
@@ -217,7 +203,14 @@ int main(int argc, char** argv) {
     rd_array_close(&a);
     return 2;
   }
-  for (i = 0; i < a.ndim; ++i) elements *= (size_t)box.count[i];
+  for (i = 0; i < a.ndim; ++i) {
+    if (box.count[i] && elements > ((size_t)-1 >> 5) / box.count[i]) {
+      fprintf(stderr, "%s: the region is too large for this reader\n", positional[0]);
+      rd_array_close(&a);
+      return 1;
+    }
+    elements *= (size_t)box.count[i];
+  }
   out = (unsigned char*)malloc(elements * a.top.dec_size + 1);
   if (!out) {
     fprintf(stderr, "out of memory (%llu bytes)\n", (ull)(elements * a.top.dec_size));

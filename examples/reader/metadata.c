@@ -189,8 +189,14 @@ static int build_level(rd_level* level, const cJSON* codecs, const char* type_js
   int k = 0, d, rc = -1;
   if (!cJSON_IsArray(codecs) || cJSON_GetArraySize(codecs) == 0)
     return failf(err, "%s: must be a non-empty array of codecs%s", where, "");
+  /* A chunk must fit in memory several times over (16-byte elements): refuse shapes whose size
+   * would overflow instead of allocating a wrapped-around size. */
   level->chunk_elements = 1;
-  for (d = 0; d < level->ndim; ++d) level->chunk_elements *= (size_t)level->chunk_shape[d];
+  for (d = 0; d < level->ndim; ++d) {
+    if (level->chunk_shape[d] > ((size_t)-1 >> 6) / level->chunk_elements)
+      return failf(err, "%s: the chunk shape is too large for this reader%s", where, "");
+    level->chunk_elements *= (size_t)level->chunk_shape[d];
+  }
   codecs_json = cJSON_PrintUnformatted(codecs);
   if (!codecs_json) return failf(err, "%s: out of memory%s", where, "");
   if (zcast_chain_create_from_codecs(codecs_json, type_json, fill_json, &level->chain) != ZCAST_OK) {
@@ -265,24 +271,11 @@ done:
   return rc;
 }
 
-static char* read_text(const char* path) {
-  FILE* f = fopen(path, "rb");
-  long size;
-  char* text = NULL;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-    text = (char*)malloc((size_t)size + 1);
-    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) { free(text); text = NULL; }
-    if (text) text[size] = 0;
-  }
-  fclose(f);
-  return text;
-}
-
 int rd_array_open(const char* path, rd_array* array, char* err) {
   char meta_path[4200], where[4300];
   struct stat st;
   char *text, *type_json = NULL, *fill_json = NULL;
+  size_t text_size = 0;
   cJSON *doc, *node, *conf;
   int rc = -1;
   size_t n = strlen(path);
@@ -297,7 +290,7 @@ int rd_array_open(const char* path, rd_array* array, char* err) {
     if (slash) snprintf(array->dir, sizeof array->dir, "%.*s", (int)(slash - path), path);
     else snprintf(array->dir, sizeof array->dir, ".");
   }
-  text = read_text(meta_path);
+  text = (char*)rd_read_file(meta_path, &text_size);
   if (!text) return failf(err, "%s: cannot read%s", meta_path, "");
   doc = cJSON_Parse(text);
   free(text);

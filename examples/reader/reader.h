@@ -88,6 +88,9 @@ int rd_read_region(const rd_array* array, const rd_box* region, int threads, voi
 int rd_decode_chunk(const rd_level* level, const unsigned char* data, size_t size,
                     const char* where, void* out, rd_timers* timers, char* err);
 double rd_now(void);
+/* Reads a whole file into a new buffer (free it; NUL-terminated); NULL, with errno ENOENT when
+ * it does not exist. */
+unsigned char* rd_read_file(const char* path, size_t* size);
 
 /* ---- decompress.c ---- */
 /* Undoes one compressor: `in` -> a new buffer (free it) of at most `limit` bytes; when `exact`

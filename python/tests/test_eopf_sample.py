@@ -424,3 +424,14 @@ def test_one_chunk_form_reads_an_inner_chunk_shard(product, tmp_path):
     ours = np.fromfile(tmp_path / "out", dtype=np.float32).reshape(shard)
     np.testing.assert_array_equal(bits(ours[:shape[0], :shape[1]]), bits(zarr_python_read(path)))
     assert np.isnan(ours[shape[0]:]).all() and np.isnan(ours[:, shape[1]:]).all()
+
+
+def test_sizes_that_overflow_are_refused(band_copy, tmp_path):
+    """A chunk or array of 2^80 elements: refused by name, not allocated at a wrapped-around size."""
+    meta = json.loads((band_copy / "zarr.json").read_text())
+    meta["shape"] = [2**40, 2**40]
+    (band_copy / "zarr.json").write_text(json.dumps(meta))
+    expect_failure(band_copy, tmp_path / "out", f"{band_copy}: the region is too large")
+    meta["chunk_grid"]["configuration"]["chunk_shape"] = [2**40, 2**40]
+    (band_copy / "zarr.json").write_text(json.dumps(meta))
+    expect_failure(band_copy, tmp_path / "out", "codecs: the chunk shape is too large")
