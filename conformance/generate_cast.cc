@@ -6,7 +6,6 @@
 // generator stops if the two disagree. conformance/verify.cc confirms the written files with
 // oracles that share no code with the engine.
 #include <algorithm>
-#include <cmath>
 #include <climits>
 #include <cstdint>
 #include <random>
