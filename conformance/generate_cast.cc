@@ -6,7 +6,7 @@
 // generator stops if the two disagree. conformance/verify.cc confirms the written files with
 // oracles that share no code with the engine.
 #include <algorithm>
-#include <cmath>
+#include <climits>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -176,11 +176,17 @@ std::vector<std::uint64_t> SourceValues(DataType src, DataType dst) {
 
 namespace {
 
-// |value| of an encoding, for choosing the boundary failures (ordering only).
-long double Magnitude(DataType type, std::uint64_t bits) {
-  ExactValue v = zcast::internal::DecodeBits(type, bits);
-  if (v.cls != ValueClass::kFinite) return 1e4000L;
-  return std::ldexp(static_cast<long double>(v.mag), v.exp);
+// |a| < |b| for two encodings of `type`, exactly (no floating-point type in between, so the
+// choice of boundary failures is the same on every platform). NaN and Inf order last.
+bool SmallerMagnitude(DataType type, std::uint64_t a, std::uint64_t b) {
+  auto key = [&](std::uint64_t bits) -> std::pair<int, std::uint64_t> {
+    ExactValue v = zcast::internal::DecodeBits(type, bits);
+    if (v.cls != ValueClass::kFinite) return {INT32_MAX, 0};
+    if (v.mag == 0) return {INT32_MIN, 0};
+    int top = 63 - __builtin_clzll(v.mag);  // the value's leading bit is 2^(top + exp)
+    return {top + v.exp, v.mag << (63 - top)};
+  };
+  return key(a) < key(b);
 }
 
 // +-max finite, or an integer type's min / max, or float8_e8m0fnu's smallest value (its clamp
@@ -320,7 +326,7 @@ void EmitConfig(Files& files, const std::string& file, const Config& cfg) {
     if (!ranged && !every_failure) continue;
     std::vector<std::uint64_t> picks = {elems.front()};
     if (ranged) {
-      auto cmp = [&](std::uint64_t a, std::uint64_t b) { return Magnitude(from, a) < Magnitude(from, b); };
+      auto cmp = [&](std::uint64_t a, std::uint64_t b) { return SmallerMagnitude(from, a, b); };
       auto [lo, hi] = std::minmax_element(elems.begin(), elems.end(), cmp);
       picks = {*lo};
       if (*hi != *lo && every_failure) picks.push_back(*hi);
