@@ -49,12 +49,12 @@ namespace {
     throw std::runtime_error("zcast internal error: " + status.message());
   }
   py::object error_class = py::module_::import("zcast._errors").attr(class_name);
-  // The message goes over as a sized str (never as a C string, which a NUL would cut short), and
-  // a failing element's index as CastError.index (flat: the core sees flat buffers).
-  py::str message(status.message());
-  py::object error = status.failing_element()
-                         ? error_class(message, py::make_tuple(*status.failing_element()))
-                         : error_class(message);
+  // The message goes over as a sized str (never as a C string, which a NUL would cut short).
+  // A failing element's flat index in the buffer of this call (Status::failing_element()) is the
+  // attribute `element`; CastError.index stays None here: zcast._api sets it to the index tuple
+  // in the caller's array.
+  py::object error = error_class(py::str(status.message()));
+  if (status.failing_element()) error.attr("element") = *status.failing_element();
   PyErr_SetObject(error_class.ptr(), error.ptr());
   throw py::error_already_set();
 }
