@@ -25,7 +25,7 @@ namespace zcast::internal {
 namespace {
 
 bool IsFamilyKernel(const char* name) {
-  for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "float8-to-float32", "int8-lanes",
+  for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "float8-to-float32", "int8-lanes-to-int",
                         "table8-permute", "table8-signed", "table8-full", "table8-direct"}) {
     if (std::strcmp(name, n) == 0) return true;
   }
@@ -114,9 +114,9 @@ TEST_P(IntFamilies, AreSelected) {
   const std::string name = SimdTargetName(target());
   const bool dl = name == "AVX3_DL", scalar = name == "SCALAR";
   const Want wants[] = {
-      {DataType::uint8, DataType::int8, OutOfRange::kClamp, "int8-lanes"},
-      {DataType::uint8, DataType::uint4, OutOfRange::kClamp, "int8-lanes"},
-      {DataType::int2, DataType::uint8, OutOfRange::kUnset, "int8-lanes"},
+      {DataType::uint8, DataType::int8, OutOfRange::kClamp, "int8-lanes-to-int"},
+      {DataType::uint8, DataType::uint4, OutOfRange::kClamp, "int8-lanes-to-int"},
+      {DataType::int2, DataType::uint8, OutOfRange::kUnset, "int8-lanes-to-int"},
       {DataType::float8_e4m3, DataType::float8_e5m2, OutOfRange::kUnset, dl ? "table8-permute" : scalar ? "table8-direct" : "table8-signed"},
       {DataType::float8_e5m2, DataType::float8_e4m3fnuz, OutOfRange::kClamp, dl ? "table8-permute" : scalar ? "table8-direct" : "table8-signed"},
       {DataType::float8_e4m3, DataType::float4_e2m1fn, OutOfRange::kClamp, dl ? "table8-permute" : scalar ? "table8-direct" : "table8-signed"},
@@ -205,6 +205,8 @@ TEST_P(IntFamilies, FailingElementInEveryPosition) {
       {{DataType::float8_e5m2, DataType::float8_e4m3, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 0x3C, 0x5C},
       {{DataType::float8_e4m3, DataType::float8_e5m2fnuz, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 0xB8, 0xF8},
       {{DataType::int32, DataType::uint16, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 7, 0xFFFFFFFFu},
+      {{DataType::int32, DataType::int16, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 7, 70000},
+      {{DataType::int16, DataType::uint8, Rounding::kNearestEven, OutOfRange::kUnset, {}}, 7, 0x8000},
       {{DataType::int32, DataType::float32, Rounding::kNearestAway, OutOfRange::kUnset, {}}, 7, 0x01000001u},
   };
   constexpr std::size_t kN = 2 * 256 + 9;

@@ -56,7 +56,7 @@ std::unique_ptr<const Kernel> MakeInt8For(const Direction& dir) {
     c.value[k] = static_cast<std::uint8_t>(map.value[k]);
   }
   return WithOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
-    return Make<Int8Family<kSrcBits, kSrcSigned, O>>(dir, c, "int8-lanes");
+    return Make<Int8Family<kSrcBits, kSrcSigned, O>>(dir, c, "int8-lanes-to-int");
   });
 }
 
