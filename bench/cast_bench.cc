@@ -235,6 +235,14 @@ const Case kCases[] = {
     {"float32->int64/clamp", DataType::float32, R"({"data_type":"int64","out_of_range":"clamp"})",
      Op::kEncode, -1e18, 1e18, 0},
     {"uint64->float32", DataType::uint64, R"({"data_type":"float32"})", Op::kEncode, 0, 1e18, 0},
+    // The rest of the float64 family (Highway port, issue 11).
+    {"float32->float64", DataType::float32, R"({"data_type":"float64"})", Op::kEncode, -1e30, 1e30, 0},
+    {"int32->float64", DataType::int32, R"({"data_type":"float64"})", Op::kEncode, -2e9, 2e9, 0},
+    {"float64->uint8/clamp", DataType::float64, R"({"data_type":"uint8","out_of_range":"clamp"})",
+     Op::kEncode, -10, 265, 0},
+    {"int64->float32", DataType::int64, R"({"data_type":"float32"})", Op::kEncode, -1e18, 1e18, 0},
+    {"uint64->float64/towards-zero", DataType::uint64, R"({"data_type":"float64","rounding":"towards-zero"})",
+     Op::kEncode, 0, 1e19, 0},
 };
 
 // ---- buffers ----

@@ -322,6 +322,26 @@ HWY_INLINE hn::Vec<DNF32> RoundToOddF32(VF x) {
 }
 
 
+// float64 sources for the float-lane converters (float_lanes-inl.h's loader concept: kSize and
+// Load(p) -> one full vector of float32 lanes): float64 -> float16, bfloat16, float8/6/4 as
+// float32 rounded to odd (above), then the converter's one rounding. Lanes(DF32) elements: two
+// vectors of float64 lanes, combined (one on SCALAR, where both tags have one lane). Without
+// scalar_map only: the lanes are not the source values.
+template <bool kHugeToInf>
+struct LoadF64Odd {
+  static constexpr std::size_t kSize = 8;
+  static HWY_INLINE VF32 Load(const unsigned char* p) {
+    const auto* x = reinterpret_cast<const double*>(p);
+#if HWY_TARGET == HWY_SCALAR  // (SCALAR has no Combine)
+    return RoundToOddF32<kHugeToInf>(hn::LoadU(DF(), x));
+#else
+    const std::size_t n = hn::Lanes(DF());
+    return hn::Combine(DF32(), RoundToOddF32<kHugeToInf>(hn::LoadU(DF(), x + n)),
+                       RoundToOddF32<kHugeToInf>(hn::LoadU(DF(), x)));
+#endif
+  }
+};
+
 // ---- float64 lanes -> float32, any mode ----
 //
 // DemoteF64ToF32 rounds once, correctly, in the environment's mode, which the run sets (kEnv).
@@ -426,6 +446,8 @@ struct F64Lanes {
     const VectorMap* map;
   };
   static Consts MakeConsts(const Params& p) { return {p.conv, &p.map}; }
+  static std::size_t SrcSize(const Params&) { return kSrcSize; }
+  static std::size_t DstSize(const Params&) { return kDstSize; }
   static std::size_t BlockElems() { return BlockElems64(); }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
@@ -467,6 +489,8 @@ struct Lanes64 {
     const VectorMap* map;
   };
   static Consts MakeConsts(const Params& p) { return {p.conv, &p.map}; }
+  static std::size_t SrcSize(const Params&) { return kSrcSize; }
+  static std::size_t DstSize(const Params&) { return kDstSize; }
   static std::size_t BlockElems() { return BlockElems64(); }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
