@@ -438,8 +438,9 @@ std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir) {
 
 namespace {
 // The hand-written AVX2 kernels need AVX2, FMA, F16C and BMI2 (libgcc reports AVX features only
-// when the OS saves the YMM state, so this is also the OS check).
-bool CpuRunsLegacyAvx2() {
+// when the OS saves the YMM state, so this is also the OS check). Unused where they are not built
+// (aarch64): [[maybe_unused]] keeps -Werror builds there going.
+[[maybe_unused]] bool CpuRunsLegacyAvx2() {
 #if ZCAST_HAVE_AVX2_KERNELS
   static const bool ok = [] {
     __builtin_cpu_init();
