@@ -59,7 +59,7 @@ void Exercise(const Codec& codec, std::string_view bytes) {
   CheckMessage(enc);
   CheckMessage(codec.Decode(in, n, back));
   if constexpr (std::is_same_v<Codec, zcast::Chain>) {
-    if (enc.ok()) {
+    if (enc.ok() && codec.steps().size() > 1) {  // R32 binds chains of two or more codecs
       zcast::Status dec = codec.Decode(out, n, back);
       Check(dec.ok(), "R32: a chain decodes what it encoded", dec.message());
     }

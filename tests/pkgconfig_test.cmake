@@ -22,7 +22,9 @@ foreach(mode shared static)
   if(mode STREQUAL "static")
     list(APPEND flags --static)
   endif()
-  run(pc_flags ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} PKG_CONFIG_LIBDIR=${pc_dir}
+  # PKG_CONFIG_PATH puts the scratch install first; the system's default directories stay
+  # searched, because zcast.pc requires the modules of its private dependencies (libhwy.pc).
+  run(pc_flags ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
       ${PKG_CONFIG} ${flags} zcast)
   message(STATUS "pkg-config ${flags} zcast: ${pc_flags}")
   separate_arguments(pc_list UNIX_COMMAND "${pc_flags}")
