@@ -468,6 +468,17 @@ TEST_P(FloatLanesChosen, ForEveryModeAndSetting) {
       {DataType::float32, DataType::float32, "float-lanes-to-float32"},
       {DataType::float16, DataType::float32, "float-lanes-to-float32"},
       {DataType::bfloat16, DataType::float32, "float-lanes-to-float32"},
+      {DataType::float32, DataType::float16, "float-lanes-to-narrow-float"},
+      {DataType::bfloat16, DataType::float16, "float-lanes-to-narrow-float"},
+      {DataType::float32, DataType::float8_e4m3, "float-lanes-to-narrow-float"},
+      {DataType::float32, DataType::float8_e5m2fnuz, "float-lanes-to-narrow-float"},
+      {DataType::float32, DataType::float4_e2m1fn, "float-lanes-to-narrow-float"},
+      {DataType::float16, DataType::float8_e4m3fnuz, "float-lanes-to-narrow-float"},
+      {DataType::bfloat16, DataType::float6_e3m2fn, "float-lanes-to-narrow-float"},
+      {DataType::float32, DataType::bfloat16, "float-lanes-to-bfloat16"},
+      {DataType::float16, DataType::bfloat16, "float-lanes-to-bfloat16"},
+      {DataType::float32, DataType::float8_e8m0fnu, "float-lanes-to-e8m0"},
+      {DataType::float16, DataType::float8_e8m0fnu, "float-lanes-to-e8m0"},
   };
   for (const Want& w : wants) {
     for (int r = 0; r < 5; ++r) {

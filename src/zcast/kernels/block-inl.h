@@ -145,7 +145,15 @@ using DI32 = hn::ScalableTag<std::int32_t>;
 using DF32 = hn::ScalableTag<float>;
 using VU32 = hn::Vec<DU32>;
 using VF32 = hn::Vec<DF32>;
+using VI32 = hn::Vec<DI32>;
 using MU32 = hn::Mask<DU32>;
+
+// Compares of 32-bit lanes known to be < 2^31 as signed integers (one instruction on every x86
+// target; Highway builds unsigned compares from two).
+HWY_INLINE MU32 GtS(VU32 a, VU32 b) {
+  const DI32 di;
+  return hn::RebindMask(DU32(), hn::Gt(hn::BitCast(di, a), hn::BitCast(di, b)));
+}
 
 constexpr std::size_t kVecs = 4;                                     // vectors per block
 constexpr std::size_t kMaxBlock = kVecs * HWY_LANES(std::uint32_t);  // elements, at most

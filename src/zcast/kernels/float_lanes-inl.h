@@ -62,7 +62,25 @@ struct LoadBF16 {
 
 HWY_INLINE VU32 AbsBits(VF32 x) { return hn::And(hn::BitCast(DU32(), x), hn::Set(DU32(), 0x7FFFFFFFu)); }
 HWY_INLINE MU32 NaNLanes(VF32 x) { return hn::RebindMask(DU32(), hn::IsNaN(x)); }
-HWY_INLINE MU32 NonFiniteLanes(VF32 x) { return hn::Gt(AbsBits(x), hn::Set(DU32(), 0x7F7FFFFFu)); }
+HWY_INLINE MU32 NonFiniteLanes(VF32 x) { return GtS(AbsBits(x), hn::Set(DU32(), 0x7F7FFFFFu)); }
+
+// Rounds to an integral value in mode R, exactly: Highway's Round (nearest-even), Trunc, Ceil and
+// Floor; nearest-away is trunc(x) + sign(x) where |x - trunc(x)| >= 0.5 (x - trunc(x) is exact:
+// both lie in the same binade, or trunc(x) = 0; trunc(x) + 1 is exact because |x| < 2^23 whenever
+// x has a fraction).
+template <Rounding R>
+HWY_INLINE VF32 RoundToIntegral(VF32 x) {
+  if constexpr (R == Rounding::kNearestEven) return hn::Round(x);
+  else if constexpr (R == Rounding::kTowardsZero) return hn::Trunc(x);
+  else if constexpr (R == Rounding::kTowardsPositive) return hn::Ceil(x);
+  else if constexpr (R == Rounding::kTowardsNegative) return hn::Floor(x);
+  else {
+    const DF32 df;
+    const VF32 t = hn::Trunc(x);
+    const auto ge = hn::Ge(hn::Abs(hn::Sub(x, t)), hn::Set(df, 0.5f));
+    return hn::Add(t, hn::IfThenElseZero(ge, hn::CopySignToAbs(hn::Set(df, 1.0f), x)));
+  }
+}
 
 // float32 lanes -> float32: the value as is, NaN canonicalised (R3: quiet NaN, sign kept, payload
 // dropped). Used for float16 and bfloat16 sources (and float32 -> float32).

@@ -1,6 +1,8 @@
 // The float-lane family: float32, float16 and bfloat16 sources, whose values are exact in float32
-// lanes. This file holds the float32 destination (canonical NaN, R3) and SelectFloatLanes, which
-// hands the other destinations to their translation units (float_lanes.h).
+// lanes (float_lanes-inl.h), -> integers of <= 32 bits, float32, float16, bfloat16, float8/6/4
+// and float8_e8m0fnu. This file holds the float32 destination (canonical NaN, R3) and
+// SelectFloatLanes, which hands the other destinations to their translation units (float_lanes.h).
+// float16 -> float16 and bfloat16 -> bfloat16 are left to the table kernel.
 //
 // The pattern every family file follows: a Highway foreach_target translation unit; per-target
 // code in zcast::internal::HWY_NAMESPACE; a per-target maker; HWY_EXPORT of it and a selector
@@ -39,7 +41,8 @@ std::unique_ptr<const Kernel> SelectFloatLanes(const Direction& dir, std::int64_
   const TypeInfo& d = Info(dir.dst);
   if (d.is_int()) return SelectFloatToInt(dir, target);
   if (dir.dst == DataType::float32) return ZCAST_CALL_FOR_TARGET(MakeFloatToFloat32, target, dir);
-  return nullptr;
+  if (dir.dst == DataType::bfloat16 || dir.dst == DataType::float8_e8m0fnu) return SelectFloatToBfloat16(dir, target);
+  return SelectFloatToNarrow(dir, target);
 }
 
 }  // namespace zcast::internal

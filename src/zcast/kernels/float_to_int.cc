@@ -24,20 +24,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
 
-template <Rounding R>
-HWY_INLINE VF32 RoundToIntegral(VF32 x) {
-  if constexpr (R == Rounding::kNearestEven) return hn::Round(x);
-  else if constexpr (R == Rounding::kTowardsZero) return hn::Trunc(x);
-  else if constexpr (R == Rounding::kTowardsPositive) return hn::Ceil(x);
-  else if constexpr (R == Rounding::kTowardsNegative) return hn::Floor(x);
-  else {
-    const DF32 df;
-    const VF32 t = hn::Trunc(x);
-    const auto ge = hn::Ge(hn::Abs(hn::Sub(x, t)), hn::Set(df, 0.5f));
-    return hn::Add(t, hn::IfThenElseZero(ge, hn::CopySignToAbs(hn::Set(df, 1.0f), x)));
-  }
-}
-
 struct IntParams {
   float lo, hi;            // in range: lo <= r <= hi (kWide: lo <= r < hi = 2^31)
   std::uint32_t hi_bits;   // the destination's max (clamp result above hi)
