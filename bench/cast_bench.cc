@@ -40,9 +40,11 @@
 //   is checked) outside the timed region, and cached across the repeated calls of one case.
 //
 // SIMD target
-//   The codec runs the kernels of the best SIMD target of the CPU (kernels.h: AVX2 where present).
-//   ZCAST_SIMD_TARGET=baseline in the environment caps it to the baseline x86-64 kernels, e.g. to
-//   compare the two in otherwise identical runs.
+//   The codec runs the kernels of the best SIMD target of the CPU (kernels/targets.h).
+//   ZCAST_SIMD_TARGET=NAME in the environment caps it to any compiled target by Highway's name
+//   (SSE4, AVX2, AVX3, AVX3_DL, ...) or to baseline (the portable loops), e.g. to compare targets
+//   in otherwise identical runs; bench/compare_builds.py runs two builds interleaved. The target
+//   is printed in the context lines (simd_target).
 //
 // Adding a case is one line in kCases below.
 #include <benchmark/benchmark.h>
@@ -460,6 +462,7 @@ std::uint64_t SeedOf(const char* name) {
 }
 
 const int kRegistered = [] {
+  benchmark::AddCustomContext("simd_target", std::string(zcast::SimdTarget()));
   for (const Case& c : kCases) {
     std::string name = std::string("cast/") + c.name;
     benchmark::RegisterBenchmark(name.c_str(), BM_Cast, &c, SeedOf(c.name))
