@@ -25,8 +25,9 @@ namespace zcast::internal {
 namespace {
 
 bool IsFamilyKernel(const char* name) {
-  for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "float8-to-float32", "int8-lanes-to-int",
-                        "table8-permute", "table8-signed", "table8-full", "table8-direct"}) {
+  for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "int-lanes-float8-to-float32",
+                        "int8-lanes-to-int", "table8-permute", "table8-signed", "table8-full",
+                        "table8-direct"}) {
     if (std::strcmp(name, n) == 0) return true;
   }
   return false;
@@ -124,8 +125,8 @@ TEST_P(IntFamilies, AreSelected) {
       {DataType::uint8, DataType::float32, OutOfRange::kUnset, "int-lanes-to-float32"},
       {DataType::int32, DataType::uint8, OutOfRange::kClamp, "int-lanes-to-int"},
       {DataType::int16, DataType::int32, OutOfRange::kWrap, "int-lanes-to-int"},
-      {DataType::float8_e4m3fnuz, DataType::float32, OutOfRange::kUnset, "float8-to-float32"},
-      {DataType::float4_e2m1fn, DataType::float32, OutOfRange::kUnset, "float8-to-float32"},
+      {DataType::float8_e4m3fnuz, DataType::float32, OutOfRange::kUnset, "int-lanes-float8-to-float32"},
+      {DataType::float4_e2m1fn, DataType::float32, OutOfRange::kUnset, "int-lanes-float8-to-float32"},
   };
   for (const Want& w : wants) {
     Direction dir{w.src, w.dst, Rounding::kNearestEven, w.oor, {}};

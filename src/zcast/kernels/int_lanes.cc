@@ -126,7 +126,7 @@ std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
   c.sub_adjust = s.min_quantum_exp() * (1 << 23);
   auto make = [&]<Special8 kKind>() {
     using Fam = IntLanes<LoadU8, Float8ToF32<kKind>>;
-    return MakeWithMap<Fam>(dir, {c, {}, 4}, "float8-to-float32", KeyRep::kInt32Value);
+    return MakeWithMap<Fam>(dir, {c, {}, 4}, "int-lanes-float8-to-float32", KeyRep::kInt32Value);
   };
   if (s.special == Special::Ieee) return make.template operator()<Special8::kIeee>();
   if (s.special == Special::Fnuz) return make.template operator()<Special8::kFnuz>();
