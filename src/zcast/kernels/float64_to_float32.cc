@@ -17,7 +17,7 @@ std::unique_ptr<const Kernel> MakeFloat64ToFloat32(const Direction& dir) {
   return WithRounding(dir.rounding, [&]<Rounding R>() {
     return WithFloatOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
       using Fam = f64::F64Lanes<f64::LoadD64, f64::F64ToF32<R, O>, 4>;
-      return MakeWithMap<Fam>(dir, {}, "float64-to-float32", KeyRep::kFloat64Bits);
+      return MakeWithMap<Fam>(dir, {}, "float64-lanes-to-float32", KeyRep::kFloat64Bits);
     });
   });
 }

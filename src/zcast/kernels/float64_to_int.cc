@@ -63,7 +63,7 @@ std::unique_ptr<const Kernel> MakeFloat64ToInt(const Direction& dir) {
     return WithOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
       return WithDstSize(d.size, [&]<std::size_t kD>() {
         using Fam = f64::F64Lanes<f64::LoadD64, f64::F64ToInt<R, O>, kD>;
-        return MakeWithMap<Fam>(dir, {ip, {}}, "float64-to-int", KeyRep::kFloat64Bits);
+        return MakeWithMap<Fam>(dir, {ip, {}}, "float64-lanes-to-int", KeyRep::kFloat64Bits);
       });
     });
   });

@@ -45,7 +45,7 @@ std::unique_ptr<const Kernel> FromInt64(const Direction& dir) {
       // The map's keys are the raw source lanes; a NaN bit pattern of LoadRaw64's "float64" view
       // is an ordinary integer, and BuildMap refuses NaN keys for int sources anyway.
       using Fam = Lanes64<LoadRaw64, Int64ToF64Conv<kSigned, R>>;
-      return MakeWithMap<Fam>(dir, {}, "int64-to-float64", KeyRep::kFloat64Bits);
+      return MakeWithMap<Fam>(dir, {}, "float64-lanes-int64-to-float64", KeyRep::kFloat64Bits);
     });
   }
   if (dir.dst == DataType::float32) {
@@ -53,10 +53,10 @@ std::unique_ptr<const Kernel> FromInt64(const Direction& dir) {
       return WithFloatOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
         if (dir.map.empty()) {
           using Fam = F64Lanes<LoadI64DOdd<kSigned>, F64ToF32<R, O>, 4>;
-          return Make<Fam>(dir, {}, "int64-to-float32");
+          return Make<Fam>(dir, {}, "float64-lanes-int64-to-float32");
         }
         using Fam = F64Lanes<LoadI64D<kSigned>, F64ToF32<R, O>, 4>;
-        return MakeWithMap<Fam>(dir, {}, "int64-to-float32", KeyRep::kFloat64Bits);
+        return MakeWithMap<Fam>(dir, {}, "float64-lanes-int64-to-float32", KeyRep::kFloat64Bits);
       });
     });
   }

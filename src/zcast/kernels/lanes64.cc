@@ -64,7 +64,7 @@ std::unique_ptr<const Kernel> To64(const Direction& dir) {
   const KeyRep rep = DLoader::kSize == 8 ? KeyRep::kFloat64Bits : KeyRep::kFloat64Value;
   if (dir.dst == DataType::float64) {
     using Fam = Lanes64<DLoader, ToF64Canonical>;
-    return MakeWithMap<Fam>(dir, {}, "to-float64", rep);
+    return MakeWithMap<Fam>(dir, {}, "float64-lanes-to-float64", rep);
   }
   if (!d.is_int() || d.bits != 64) return nullptr;
   Int64Params ip;
@@ -75,7 +75,7 @@ std::unique_ptr<const Kernel> To64(const Direction& dir) {
   return WithRounding(dir.rounding, [&]<Rounding R>() {
     return WithOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
       using Fam = Lanes64<DLoader, ToInt64<R, O>>;
-      return MakeWithMap<Fam>(dir, {ip, {}}, "to-int64", rep);
+      return MakeWithMap<Fam>(dir, {ip, {}}, "float64-lanes-to-int64", rep);
     });
   });
 }
