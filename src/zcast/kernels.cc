@@ -458,18 +458,22 @@ std::unique_ptr<const Kernel> SelectKernel(const Direction& dir) {
   return SelectKernelFor(dir, BestSimdTarget());
 }
 
-std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, std::int64_t target) {
+std::unique_ptr<const Kernel> SelectSimdKernelFor(const Direction& dir, std::int64_t target) {
   if (!IsSupportedSimdTarget(target)) target = SupportedSimdTargetAtMost(target);
-  if (target != kBaselineTarget) {
-    for (FamilySelector select : kFamilySelectors) {
-      if (auto k = select(dir, target)) return k;
-    }
-#if ZCAST_HAVE_AVX2_KERNELS
-    if (SimdTargetIncludesAvx2(target) && CpuRunsLegacyAvx2()) {
-      if (auto k = SelectKernelAvx2(dir)) return k;
-    }
-#endif
+  if (target == kBaselineTarget) return nullptr;
+  for (FamilySelector select : kFamilySelectors) {
+    if (auto k = select(dir, target)) return k;
   }
+#if ZCAST_HAVE_AVX2_KERNELS
+  if (SimdTargetIncludesAvx2(target) && CpuRunsLegacyAvx2()) {
+    if (auto k = SelectKernelAvx2(dir)) return k;
+  }
+#endif
+  return nullptr;
+}
+
+std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, std::int64_t target) {
+  if (auto k = SelectSimdKernelFor(dir, target)) return k;
   std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size;
   if (ss <= 2) {
     // Sources of 8 or 16 bits: the engine's answer for every encoding, scalar_map and errors

@@ -94,6 +94,12 @@ std::unique_ptr<const Kernel> SelectKernel(const Direction& dir);
 // with AVX2) the hand-written AVX2 kernels, then the baseline. A target the CPU lacks is never
 // used: it falls back to the best supported one below it.
 std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, std::int64_t target);
+// The first two steps of SelectKernelFor alone: the SIMD kernel (a Highway family's or, on AVX2
+// and better, a hand-written AVX2 one) for `dir` on `target`, or nullptr when SelectKernelFor
+// would return the baseline kernel. The per-target tests use it to test each target's own
+// kernels and leave the baseline's to the baseline run (under qemu, re-testing the same table
+// kernel once per target cost minutes per source type).
+std::unique_ptr<const Kernel> SelectSimdKernelFor(const Direction& dir, std::int64_t target);
 // The per-element reference loop (ConvertScalar on every element), for tests and as a fallback.
 std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir);
 

@@ -154,10 +154,14 @@ void ExpectKernelMatches(const Kernel& kernel, const Direction& dir,
   }
 }
 
-// The target's kernel for `dir` against the reference.
+// The target's kernel for `dir` against the reference. Where a SIMD target has no kernel of its
+// own for `dir`, SelectKernelFor gives the baseline kernel, which the baseline instance of the same
+// test checks: it is not checked again once per target.
 void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs, std::int64_t target) {
+  auto kernel = target == kBaselineTarget ? SelectKernelFor(dir, target)
+                                          : SelectSimdKernelFor(dir, target);
+  if (!kernel) return;
   Expected want = Reference(dir, inputs);
-  auto kernel = SelectKernelFor(dir, target);
   SCOPED_TRACE(std::string("target ") + SimdTargetName(target) + ", kernel " + kernel->name());
   ExpectKernelMatches(*kernel, dir, inputs, want);
 }
