@@ -187,9 +187,13 @@ void Chains(Files& f) {
   const std::string wrap = R"([{"name":"scale_offset","configuration":{"offset":100,"scale":3}},)"
                            R"({"name":"cast_value","configuration":)"
                            R"({"data_type":"int8","out_of_range":"wrap"}}])";
+  // 356: (356 - 100) * 3 = 768 wraps to 0. A wrap by a multiple of 3 * 256 keeps the stored
+  // value a multiple of 3, so the chain can read it back; 200 would wrap to 44, which 44 / 3 cannot
+  // decode, and zcast's chain refuses to write such a value (R32, a zcast rule beyond the spec:
+  // the vectors hold only what the spec and R32 agree on).
   AddHand(f, file, Hand{"chain/int16-scale-offset-wrap/encode", "range", {"R5", "R24"}, D::int16,
-                        std::nullopt, wrap, false, D::int16, {200, 101, 90}, D::int8, kOk,
-                        {44, 3, 0xe2}, 0});
+                        std::nullopt, wrap, false, D::int16, {356, 101, 90}, D::int8, kOk,
+                        {0, 3, 0xe2}, 0});
   AddHand(f, file, Hand{"chain/int16-scale-offset-wrap/decode", "rounding", {"R24"}, D::int16,
                         std::nullopt, wrap, true, D::int8, {3, 0xe2}, D::int16, kOk, {101, 90}, 0});
   AddHand(f, file, Hand{"chain/int16-scale-offset-wrap/decode-inexact", "range", {"R24"}, D::int16,
