@@ -412,18 +412,6 @@ std::unique_ptr<const Kernel> SelectWide(const Direction& dir) {
 
 }  // namespace
 
-Status RunCodecKernel(const Kernel& kernel, DataType src, const void* in, std::size_t n,
-                      void* out, const std::function<std::string(std::uint64_t)>& describe) {
-  if (n == 0) return Status();
-  if (!in || !out) return Status(StatusCode::kInvalidArgument, "null buffer with n > 0");
-  std::size_t failed = kernel.Run(in, n, out);
-  if (failed == n) return Status();
-  std::size_t size = Info(src).size;
-  std::uint64_t bits = LoadBits(static_cast<const unsigned char*>(in) + failed * size, size);
-  return Status(StatusCode::kCastFailed,
-                "element " + std::to_string(failed) + ": " + describe(bits));
-}
-
 std::unique_ptr<const Kernel> MakeTableKernel(std::size_t src_size, std::size_t dst_size,
                                               const TableFill& fill) {
   return WithStorage(dst_size, [&]<typename DstT>() -> std::unique_ptr<const Kernel> {

@@ -46,11 +46,8 @@ class Kernel {
   virtual const char* name() const = 0;  // for tests and benchmarks
 };
 
-// A codec's Encode or Decode around its kernel: n == 0 and null buffers first, then the kernel;
-// on failure kCastFailed reading "element N: " + describe(the element's bits), the one place that
-// spells the prefix (chain.cc reads N back from it, as does the Python package).
-Status RunCodecKernel(const Kernel& kernel, DataType src, const void* in, std::size_t n,
-                      void* out, const std::function<std::string(std::uint64_t)>& describe);
+// A codec's Encode or Decode runs its kernel through RunElementKernel (element_error.h), the one
+// place that spells the "element N: " prefix of a failing element.
 
 // Element i of a buffer of T. The C API and Python hand over buffers of any alignment, where
 // dereferencing a T* would be undefined behaviour; a memcpy of sizeof(T) bytes is defined at any
