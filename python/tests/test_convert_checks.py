@@ -82,8 +82,9 @@ def test_a_value_that_cannot_be_read_back_is_refused(tmp_path, capsys):
                      "--out-of-range", "clamp"]) == 1
     err = capsys.readouterr().err
     assert "conversion failed, nothing written" in err
-    assert "element (2,) (chunk (1,)): value 100000 would be stored as 32767 (int16), which " \
-           "cannot be read back" in err
+    # The chain itself refuses it (R32) and convert names the element in the array (R29).
+    assert "element (2,) (chunk (1,)): int32 value 100000 encodes to int16 value 32767, which " \
+           "the chain cannot decode back" in err
     assert "not an integer" in err
     assert not dst.exists()
 
