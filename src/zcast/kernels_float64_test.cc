@@ -118,7 +118,8 @@ std::vector<std::uint64_t> Inputs64(DataType src) {
     double x = std::ldexp(static_cast<double>(static_cast<std::int64_t>(rng())) * 0x1p-63, static_cast<int>(rng() % 70) - 3);
     if (src == DataType::float64) v.push_back(F64Bits(x));
     else if (src == DataType::float32) add_double(x);
-    else v.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));
+    // Integer sources: fmod keeps |x| < 2^63, where the conversion to int64 is defined (UBSan).
+    else v.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(std::fmod(x, 0x1p63))));
   }
   for (auto& b : v) b &= Info(src).value_mask();
   return v;
