@@ -13,7 +13,11 @@
 // - ConvertTo(double <- int64/uint64) is vcvt[u]qq2pd on AVX3 (environment's mode), SCVTF/UCVTF
 //   on NEON and SVE (FPCR's mode), a C++ cast on EMU128/SCALAR; on SSE4/AVX2 Highway 1.0.3
 //   emulates the signed one with two additions, which under towards-negative turns 0 into -0, so
-//   those targets use Int64ToF64 below (one addition, the sign of 0 restored).
+//   those targets use Int64ToF64 below (one addition, the sign of 0 restored). The C++ cast of a
+//   uint64 on EMU128/SCALAR is no better: x86 below AVX-512 has no unsigned conversion, and
+//   clang lowers it with the same two-addition trick (uint64 0 -> -0 under towards-negative; found
+//   by the clang sanitizer build's EMU128 tests), so the emulated targets use Int64ToF64's own
+//   formula for uint64 too.
 // - Round/Floor/Ceil/Trunc are explicit (roundpd with an immediate, FRINTN/M/P/Z): no environment.
 //   EMU128 and SCALAR emulate them per lane in C++ (Round through a cast of v + 0.5, Ceil(+0) =
 //   -0); those targets round with RoundF64's own formulas instead, whose argument is below.
@@ -65,6 +69,9 @@ constexpr bool kX86NoInt64Convert = HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_
 // Where float64 -> int64 is computed from the bits (IntegralTo64): no instruction, or a C++ cast
 // that would be undefined for NaN lanes.
 constexpr bool kNoInt64Convert = kX86NoInt64Convert || kEmulated;
+// Where int64/uint64 -> double is not left to ConvertTo (Int64ToF64: see the top of this file).
+template <bool kSigned>
+constexpr bool kOwnInt64ToF64 = kX86NoInt64Convert || (kEmulated && !kSigned);
 
 // A mask of float64 lanes as all-ones/zero 32-bit lanes (for results in 32-bit lanes).
 HWY_INLINE VN32 Narrow(MF m) { return hn::TruncateTo(DN32(), hn::VecFromMask(DU(), hn::RebindMask(DU(), m))); }
@@ -128,7 +135,7 @@ struct LoadU32D {
 template <bool kSigned>
 HWY_INLINE VF Int64ToF64(VU v) {
   const DF d;
-  if constexpr (!kX86NoInt64Convert) {
+  if constexpr (!kOwnInt64ToF64<kSigned>) {
     if constexpr (kSigned) return hn::ConvertTo(d, hn::BitCast(DI(), v));
     else return hn::ConvertTo(d, v);
   } else {
