@@ -82,6 +82,35 @@ HWY_INLINE VF32 RoundToIntegral(VF32 x) {
   }
 }
 
+// x rounded to an integer in mode R, as int32, for lanes whose rounded value is within int32's
+// range (other lanes: any value, which the caller declines or replaces). On x86, vcvtps2dq alone
+// for the IEEE modes, rounding in the run's MXCSR mode (the converter's kFpRounding must be
+// FpRoundingOf(R)), without the overflow fix-up of Highway's ConvertTo/NearestInt (4 more
+// instructions per vector, the gap that put float32 -> uint8 at 0.73-0.83 of the hand-written
+// kernel); nearest-away rounds first (exact) and converts the integral value. Elsewhere (ARM's
+// FCVTZS is one instruction with its saturation) RoundToIntegral then the truncating ConvertTo;
+// on the emulated targets, whose ConvertTo is a C++ cast per lane (undefined for NaN), the lanes
+// outside [-2^31, 2^31) are made 0 first.
+template <Rounding R>
+HWY_INLINE VI32 RoundToInt32InRange(VF32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  const VF32 r = R == Rounding::kNearestAway ? RoundToIntegral<R>(x) : x;
+#if HWY_TARGET <= HWY_AVX3
+  return VI32{_mm512_cvtps_epi32(r.raw)};
+#elif HWY_TARGET == HWY_AVX2
+  return VI32{_mm256_cvtps_epi32(r.raw)};
+#else
+  return VI32{_mm_cvtps_epi32(r.raw)};
+#endif
+#elif HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+  const VF32 r = RoundToIntegral<R>(x);
+  const auto in = hn::And(hn::Ge(r, hn::Set(DF32(), -0x1p31f)), hn::Lt(r, hn::Set(DF32(), 0x1p31f)));
+  return hn::ConvertTo(DI32(), hn::IfThenElseZero(in, r));
+#else
+  return hn::ConvertTo(DI32(), RoundToIntegral<R>(x));
+#endif
+}
+
 // float32 lanes -> float32: the value as is, NaN canonicalised (R3: quiet NaN, sign kept, payload
 // dropped). Used for float16 and bfloat16 sources (and float32 -> float32).
 struct F32Canonical {

@@ -34,15 +34,16 @@ template <Rounding R, OutOfRange O, bool kWide>
 struct F32ToInt {
   using Params = IntParams;
   static constexpr bool kDeclinesNonFinite = true;  // R3: no NaN or Inf in an integer type
-  static constexpr FpRounding kFpRounding = FpRounding::kNearest;
+  // RoundToInt32InRange rounds in the run's mode (wrap's arithmetic is exact in every mode).
+  static constexpr FpRounding kFpRounding = FpRoundingOf(R);
 
   static HWY_INLINE VU32 Convert(const Params& p, VF32 x, MU32* declined) {
     const DF32 df;
     const DU32 du;
     const DI32 di;
-    const VF32 r = RoundToIntegral<R>(x);
     const VU32 mask = hn::Set(du, p.mask);
     if constexpr (O == OutOfRange::kWrap) {
+      const VF32 r = RoundToIntegral<R>(x);
       const MU32 nonfinite = NonFiniteLanes(x);
       *declined = nonfinite;
       const auto big = hn::Ge(hn::Abs(r), hn::Set(df, 0x1p31f));
@@ -52,22 +53,33 @@ struct F32ToInt {
       const VF32 v = hn::IfThenZeroElse(hn::RebindMask(df, nonfinite), hn::IfThenElse(big, w, r));
       return hn::And(hn::BitCast(du, hn::ConvertTo(di, v)), mask);
     } else if constexpr (O == OutOfRange::kClamp) {
-      // NaN and Inf are errors even under clamp (R3): found on x, not after min/max.
+      // NaN and Inf are errors even under clamp (R3): found on x, not after min/max. Clamping x
+      // before rounding is clamping the rounded value (integer bounds, monotonic rounding).
       *declined = NonFiniteLanes(x);
       if constexpr (kWide) {
-        const VU32 v = hn::BitCast(du, hn::ConvertTo(di, hn::Min(hn::Max(r, hn::Set(df, p.lo)), hn::Set(df, 0x1.fffffep30f))));
-        return hn::IfThenElse(hn::RebindMask(du, hn::Ge(r, hn::Set(df, p.hi))), hn::Set(du, p.hi_bits), hn::And(v, mask));
+        // Nothing below 2^31 needs rounding to fit; >= 2^31 (checked on the rounded value:
+        // nearest-away's 2^31 - 0.5 is not a float32, so x itself decides) gives the max.
+        const VU32 v = hn::BitCast(du, RoundToInt32InRange<R>(hn::Max(x, hn::Set(df, p.lo))));
+        return hn::IfThenElse(hn::RebindMask(du, hn::Ge(x, hn::Set(df, p.hi))), hn::Set(du, p.hi_bits), hn::And(v, mask));
       } else {
-        const VF32 c = hn::Min(hn::Max(r, hn::Set(df, p.lo)), hn::Set(df, p.hi));
-        return hn::And(hn::BitCast(du, hn::ConvertTo(di, c)), mask);
+        const VF32 c = hn::Min(hn::Max(x, hn::Set(df, p.lo)), hn::Set(df, p.hi));
+        return hn::And(hn::BitCast(du, RoundToInt32InRange<R>(c)), mask);
       }
+    } else if constexpr (kWide) {
+      // Unset: outside [lo, 2^31) is declined (NaN too: its compares are false); a float32 that
+      // needs rounding is below 2^23, so the bounds apply to x as well as to the rounded value.
+      const auto ok = hn::And(hn::Ge(x, hn::Set(df, p.lo)), hn::Lt(x, hn::Set(df, p.hi)));
+      *declined = hn::RebindMask(du, hn::Not(ok));
+      return hn::And(hn::BitCast(du, RoundToInt32InRange<R>(x)), mask);
     } else {
-      // Unset: outside the range (NaN too: its compares are false) is declined.
-      const auto lo_ok = hn::Ge(r, hn::Set(df, p.lo));
-      const auto hi_ok = kWide ? hn::Lt(r, hn::Set(df, p.hi)) : hn::Le(r, hn::Set(df, p.hi));
-      *declined = hn::RebindMask(du, hn::Not(hn::And(lo_ok, hi_ok)));
-      const VF32 v = hn::IfThenElseZero(hn::And(lo_ok, hi_ok), r);
-      return hn::And(hn::BitCast(du, hn::ConvertTo(di, v)), mask);
+      // Unset, narrow destinations: the rounded integer is range-checked. NaN, +-Inf and values
+      // beyond int32 convert to something (x86: INT32_MIN) that is declined unless it is in
+      // range, so those lanes are declined on x as well.
+      const VI32 v = RoundToInt32InRange<R>(x);
+      const auto bad = hn::Or(hn::Lt(v, hn::Set(di, static_cast<std::int32_t>(p.lo))),
+                              hn::Gt(v, hn::Set(di, static_cast<std::int32_t>(p.hi))));
+      *declined = hn::Or(hn::RebindMask(du, bad), GtS(AbsBits(x), hn::Set(du, 0x4EFFFFFFu)));  // |x| >= 2^31
+      return hn::And(hn::BitCast(du, v), mask);
     }
   }
 };

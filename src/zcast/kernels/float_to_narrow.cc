@@ -2,8 +2,9 @@
 // included; not float8_e8m0fnu: float_to_e8m0.cc), every rounding mode, clamp or unset (R4: wrap
 // acts as unset for float destinations). Integer arithmetic on the float32 bit pattern, the same
 // on every target, float16 included (the hardware's float16 conversion, F16C, has no nearest-away
-// and its overflow behaviour differs per mode). On AVX2 this float16 path measured 0.72-0.81 of the
-// hand-written F16C kernel (docs/performance.md): an F16C branch for AVX2/AVX3 is left to do.
+// and its overflow behaviour differs per mode), except on x86 targets with F16C (AVX2, AVX3,
+// AVX3_DL), where float16 is F32ToF16C below: the integer path measured 0.65-0.81 of the
+// hand-written F16C kernel there (docs/performance.md).
 //
 // Exactness. From the target's min normal up, the target encoding is the float32 pattern shifted
 // right by 23 - M and rebiased, after adding the rounding increment to the magnitude (as for
@@ -103,6 +104,69 @@ struct F32ToNarrow {
   }
 };
 
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define ZCAST_KERNELS_HAVE_F16C 1
+// float32 lanes -> float16 with F16C (vcvtps2ph, an immediate rounding mode: exact in the four
+// IEEE modes, subnormal results included; DAZ/FTZ are off during a run). Nearest-away has no
+// hardware mode: truncating x + sign(x) * half a float16 ulp at x (2^(E - 11), at least 2^-25, the
+// half quantum) is nearest-away; the float32 addition is done towards zero too (kFpRounding), which
+// cannot change the result (float16's grid is part of float32's: truncating twice is truncating
+// once). R1: in nearest-even the hardware gives +-Inf exactly when the rounded value is beyond max
+// (or x is +-Inf), which is clamp's answer; the directed modes (and nearest-away's truncation) give
+// +-max instead for |x| >= 65536 (x after the addition), so those lanes are found on x. Unset and
+// error decline every +-Inf result, and in the directed modes every +-max one (it may stand for a
+// value beyond max): the exact engine decides those (rare). R3: NaN -> canonical NaN, sign kept.
+template <Rounding R, OutOfRange O>
+struct F32ToF16C {
+  struct Params {};
+  static constexpr bool kDeclinesNonFinite = false;
+  static constexpr FpRounding kFpRounding =
+      R == Rounding::kNearestAway ? FpRounding::kTowardsZero : FpRoundingOf(R);
+  static constexpr bool kDirected = R != Rounding::kNearestEven;
+  static constexpr int kImm = R == Rounding::kTowardsPositive   ? _MM_FROUND_TO_POS_INF
+                              : R == Rounding::kTowardsNegative ? _MM_FROUND_TO_NEG_INF
+                              : R == Rounding::kNearestEven     ? _MM_FROUND_TO_NEAREST_INT
+                                                                : _MM_FROUND_TO_ZERO;
+
+  static HWY_INLINE VU32 Convert(const Params&, VF32 x, MU32* declined) {
+    const DF32 df;
+    const DU32 du;
+    const DI32 di;
+    if constexpr (R == Rounding::kNearestAway) {
+      const VI32 e = hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u)));
+      const VI32 half = hn::Max(hn::Sub(e, hn::Set(di, 11 << 23)), hn::Set(di, 0x33000000));  // 2^-25
+      x = hn::Add(x, hn::BitCast(df, hn::Or(hn::BitCast(du, half), hn::And(hn::BitCast(du, x), hn::Set(du, 0x80000000u)))));
+    }
+    const hn::Rebind<std::uint16_t, DF32> d16;
+#if HWY_TARGET == HWY_AVX2
+    const hn::Vec<decltype(d16)> h16{_mm256_cvtps_ph(x.raw, kImm)};
+#else
+    const hn::Vec<decltype(d16)> h16{_mm512_cvtps_ph(x.raw, kImm)};
+#endif
+    const VU32 h = hn::PromoteTo(du, h16);
+    const VU32 abs = hn::And(h, hn::Set(du, 0x7FFFu));
+    *declined = hn::MaskFromVec(hn::Zero(du));
+    // The common vector: every result finite, and below max in the directed modes (where max may
+    // stand for a value beyond it). Then the hardware's result is the answer as it is: one compare.
+    if (HWY_LIKELY(hn::AllFalse(du, hn::Gt(abs, hn::Set(du, kDirected ? 0x7BFEu : 0x7BFFu))))) return h;
+    const VU32 sign = hn::And(h, hn::Set(du, 0x8000u));
+    const MU32 nan = hn::Gt(abs, hn::Set(du, 0x7C00u));
+    VU32 r = hn::IfThenElse(nan, hn::Or(sign, hn::Set(du, 0x7E00u)), h);
+    MU32 out = hn::Eq(abs, hn::Set(du, 0x7C00u));
+    if constexpr (O == OutOfRange::kClamp) {
+      if constexpr (kDirected) {
+        out = hn::AndNot(nan, hn::Or(out, GtS(AbsBits(x), hn::Set(du, 0x477FFFFFu))));
+        r = hn::IfThenElse(out, hn::Or(sign, hn::Set(du, 0x7C00u)), r);
+      }
+    } else {
+      if constexpr (kDirected) out = hn::Or(out, hn::Eq(abs, hn::Set(du, 0x7BFFu)));
+      *declined = out;
+    }
+    return r;
+  }
+};
+#endif
+
 NarrowParams NarrowFacts(const TypeInfo& d) {
   NarrowParams p;
   p.shift = 23 - d.mant_bits;
@@ -126,6 +190,16 @@ std::unique_ptr<const Kernel> MakeFloatToNarrow(const Direction& dir) {
   const TypeInfo& d = Info(dir.dst);
   if (d.kind != Kind::Float || d.special == Special::E8m0 || dir.src == dir.dst) return nullptr;
   if (d.size != 1 && dir.dst != DataType::float16) return nullptr;
+#ifdef ZCAST_KERNELS_HAVE_F16C
+  if (dir.dst == DataType::float16) {
+    return WithRounding(dir.rounding, [&]<Rounding R>() {
+      return WithFloatOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
+        return MakeFloatLanes<F32ToF16C<R, O>>(dir, {}, "float-lanes-to-float16-f16c");
+      });
+    });
+  }
+#undef ZCAST_KERNELS_HAVE_F16C
+#endif
   const NarrowParams p = NarrowFacts(d);
   return WithRounding(dir.rounding, [&]<Rounding R>() {
     return WithFloatOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
