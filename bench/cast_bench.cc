@@ -186,6 +186,14 @@ const Case kCases[] = {
     {"int4->float32/decode", DataType::float32, R"({"data_type":"int4"})", Op::kDecode, -8, 7, 0},
     {"float8_e4m3->bfloat16/decode", DataType::bfloat16, R"({"data_type":"float8_e4m3"})",
      Op::kDecode, -240, 240, 0},
+    // Pairs the hand-written AVX2 kernels served until the Highway float-lane family took the
+    // "wide" sources (issue 11): 8-bit sources -> float16, 16- and 32-bit integers -> float8/16.
+    {"uint8->float16/decode", DataType::float16, R"({"data_type":"uint8"})", Op::kDecode, 0, 255, 0},
+    {"float8_e4m3->float16/decode", DataType::float16, R"({"data_type":"float8_e4m3"})",
+     Op::kDecode, -240, 240, 0},
+    {"int16->float8_e4m3/clamp", DataType::int16, R"({"data_type":"float8_e4m3","out_of_range":"clamp"})",
+     Op::kEncode, -240, 240, 0},
+    {"int32->float16", DataType::int32, R"({"data_type":"float16"})", Op::kEncode, -65504, 65504, 0},
     // The rest of issue 5's table: every rounding mode of its first rows, the other float8 types,
     // more sub-byte and 64-bit cases.
     {"float64->float32/towards-positive", DataType::float64,

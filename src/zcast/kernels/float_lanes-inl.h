@@ -11,6 +11,8 @@
 #endif
 
 #include "zcast/kernels/block-inl.h"
+#include "zcast/kernels/float64-inl.h"  // LoadF64Odd
+#include "zcast/kernels/int_lanes-inl.h"  // LoadSubByte, Float8ToF32
 
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
@@ -125,14 +127,93 @@ struct F32Canonical {
   }
 };
 
-// The source of a float-lane kernel, chosen per block (see BlockKernel).
-enum class FloatSource : std::uint8_t { kFloat32, kFloat16, kBfloat16 };
+// 8- and 16-bit integers: exact in float32.
+template <typename T>
+struct LoadIntAsF32 {
+  static constexpr std::size_t kSize = sizeof(T);
+  static HWY_INLINE VF32 Load(const unsigned char* p) {
+    const DI32 di;
+    const hn::Rebind<T, DI32> dt;
+    return hn::ConvertTo(DF32(), hn::PromoteTo(di, hn::LoadU(dt, reinterpret_cast<const T*>(p))));
+  }
+};
 
-HWY_INLINE VF32 LoadFloatLanes(FloatSource src, const unsigned char* p) {
+// int32 -> float32 rounded to odd: exact below 2^24 in magnitude; above, the magnitude's bits
+// below bit 8 are folded into bit 8 (set if any was), which leaves at most 24 significant bits
+// (exact in float32) and at least 17, so one more rounding to a format of at most 11 significant
+// bits (float16, bfloat16, float8/6/4, e8m0) gives the integer's own rounding in every mode (as
+// LoadI64DOdd in float64-inl.h). The lanes are then not the source values: no scalar_map.
+struct LoadI32Odd {
+  static constexpr std::size_t kSize = 4;
+  static HWY_INLINE VF32 Load(const unsigned char* p) {
+    const DF32 df;
+    const DU32 du;
+    const DI32 di;
+    const VI32 v = hn::LoadU(di, reinterpret_cast<const std::int32_t*>(p));
+    const VU32 mag = hn::BitCast(du, hn::Abs(v));  // 2^31 for INT32_MIN: right as unsigned
+    const VU32 folded = hn::Or(hn::ShiftRight<8>(mag),
+                               hn::IfThenElseZero(hn::Ne(hn::And(mag, hn::Set(du, 0xFFu)), hn::Zero(du)), hn::Set(du, 1u)));
+    const VF32 big = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, folded)), hn::Set(df, 256.0f));  // exact
+    const VF32 small = hn::ConvertTo(df, hn::BitCast(di, mag));  // exact when < 2^24
+    const VF32 a = hn::IfThenElse(hn::RebindMask(df, hn::Gt(mag, hn::Set(du, 0xFFFFFFu))), big, small);
+    return hn::Or(a, hn::BitCast(df, hn::And(hn::BitCast(du, v), hn::Set(du, 0x80000000u))));
+  }
+};
+
+// The source of a float-lane kernel, chosen per block (see BlockKernel). After kBfloat16, the
+// "wide" sources, taken only by the converters to float16, bfloat16, float8/6/4 and e8m0
+// (kWideSources; the others have families of their own for them): integers of at most 16 bits and
+// float8/6/4 (exact float32 lanes: int_lanes-inl.h's loaders), int32 rounded to odd (LoadI32Odd)
+// and float64 as float32 rounded to odd (f64::LoadF64Odd, which is exact for one more rounding to
+// those formats; kFloat64HugeInf: |x| >= 2^128 as Inf, for bfloat16 and e8m0, whose exponent
+// range is float32's). The rounded-to-odd lanes are not the source values: no scalar_map there.
+enum class FloatSource : std::uint8_t {
+  kFloat32, kFloat16, kBfloat16,
+  kInt8, kUint8, kInt16, kUint16, kInt4, kUint4, kInt2, kUint2,
+  kFloat8Ieee, kFloat8Fnuz, kFloat8None,  // float8/6/4 by their Special (Float8ToF32)
+  kInt32Odd, kFloat64, kFloat64HugeInf,
+};
+constexpr std::size_t FloatSourceSize(FloatSource s) {
+  switch (s) {
+    case FloatSource::kFloat32: case FloatSource::kInt32Odd: return 4;
+    case FloatSource::kFloat16: case FloatSource::kBfloat16: case FloatSource::kInt16: case FloatSource::kUint16:
+      return 2;
+    case FloatSource::kFloat64: case FloatSource::kFloat64HugeInf: return 8;
+    default: return 1;
+  }
+}
+
+template <bool kWide>
+HWY_INLINE VF32 LoadFloatLanes(FloatSource src, const Float8Consts& f8, const unsigned char* p) {
   if (src == FloatSource::kFloat32) return LoadF32::Load(p);
   if (src == FloatSource::kFloat16) return LoadF16::Load(p);
+  if constexpr (kWide) {
+    const DF32 df;
+    MI32 unused;
+    switch (src) {
+      case FloatSource::kInt8: return LoadIntAsF32<std::int8_t>::Load(p);
+      case FloatSource::kUint8: return LoadIntAsF32<std::uint8_t>::Load(p);
+      case FloatSource::kInt16: return LoadIntAsF32<std::int16_t>::Load(p);
+      case FloatSource::kUint16: return LoadIntAsF32<std::uint16_t>::Load(p);
+      case FloatSource::kInt4: return hn::ConvertTo(df, LoadSubByte<4, true>::Load(p));
+      case FloatSource::kUint4: return hn::ConvertTo(df, LoadSubByte<4, false>::Load(p));
+      case FloatSource::kInt2: return hn::ConvertTo(df, LoadSubByte<2, true>::Load(p));
+      case FloatSource::kUint2: return hn::ConvertTo(df, LoadSubByte<2, false>::Load(p));
+      case FloatSource::kFloat8Ieee: return hn::BitCast(df, Float8ToF32<Special8::kIeee>::Convert(f8, LoadU8::Load(p), &unused));
+      case FloatSource::kFloat8Fnuz: return hn::BitCast(df, Float8ToF32<Special8::kFnuz>::Convert(f8, LoadU8::Load(p), &unused));
+      case FloatSource::kFloat8None: return hn::BitCast(df, Float8ToF32<Special8::kNone>::Convert(f8, LoadU8::Load(p), &unused));
+      case FloatSource::kInt32Odd: return LoadI32Odd::Load(p);
+      case FloatSource::kFloat64: return f64::LoadF64Odd<false>::Load(p);
+      case FloatSource::kFloat64HugeInf: return f64::LoadF64Odd<true>::Load(p);
+      default: break;
+    }
+  }
   return LoadBF16::Load(p);
 }
+
+// Converters that take the wide sources declare kWideSources = true.
+template <class Conv>
+inline constexpr bool kTakesWideSources = requires { requires Conv::kWideSources; };
 
 // Four vectors of float32 lanes per block: load, convert (Conv: Params, kDeclinesNonFinite,
 // kFpRounding, Convert(params, x, &declined) -> destination bits in 32-bit lanes), scalar_map,
@@ -146,6 +227,7 @@ struct FloatLanes {
     VectorMap map;
     FloatSource src;
     std::uint8_t dst_size;
+    Float8Consts f8;  // float8/6/4 sources
   };
   struct Consts {
     typename Conv::Params conv;
@@ -155,21 +237,24 @@ struct FloatLanes {
     bool map_always;
     FloatSource src;
     std::uint8_t dst_size;
+    Float8Consts f8;
   };
-  static std::size_t SrcSize(const Params& p) { return p.src == FloatSource::kFloat32 ? 4 : 2; }
+  static std::size_t SrcSize(const Params& p) { return FloatSourceSize(p.src); }
   static std::size_t DstSize(const Params& p) { return p.dst_size; }
   static Consts MakeConsts(const Params& p) {
     return {p.conv, p.map.n ? &p.map : nullptr, !(Conv::kDeclinesNonFinite && p.map.only_nonfinite), p.src,
-            p.dst_size};
+            p.dst_size, p.f8};
   }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DF32()); }
 
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     const DU32 du;
-    const std::size_t n = hn::Lanes(du) * (c.src == FloatSource::kFloat32 ? 4 : 2);
-    const VF32 x0 = LoadFloatLanes(c.src, in), x1 = LoadFloatLanes(c.src, in + n),
-               x2 = LoadFloatLanes(c.src, in + 2 * n), x3 = LoadFloatLanes(c.src, in + 3 * n);
+    constexpr bool kWide = kTakesWideSources<Conv>;
+    const std::size_t n = hn::Lanes(du) * FloatSourceSize(c.src);
+    const VF32 x0 = LoadFloatLanes<kWide>(c.src, c.f8, in), x1 = LoadFloatLanes<kWide>(c.src, c.f8, in + n),
+               x2 = LoadFloatLanes<kWide>(c.src, c.f8, in + 2 * n),
+               x3 = LoadFloatLanes<kWide>(c.src, c.f8, in + 3 * n);
     MU32 d0, d1, d2, d3;
     VU32 r0 = Conv::Convert(c.conv, x0, &d0), r1 = Conv::Convert(c.conv, x1, &d1),
          r2 = Conv::Convert(c.conv, x2, &d2), r3 = Conv::Convert(c.conv, x3, &d3);
@@ -187,13 +272,33 @@ struct FloatLanes {
   }
 };
 
-// The float-lane source of `src`, if it is one.
-inline bool FloatSourceOf(DataType src, FloatSource* out) {
-  switch (src) {
+// The float-lane source of `dir.src`, if it is one (the wide ones only if `wide`).
+inline bool FloatSourceOf(const Direction& dir, bool wide, FloatSource* out) {
+  switch (dir.src) {
     case DataType::float32: *out = FloatSource::kFloat32; return true;
     case DataType::float16: *out = FloatSource::kFloat16; return true;
     case DataType::bfloat16: *out = FloatSource::kBfloat16; return true;
-    default: return false;
+    case DataType::int8: *out = FloatSource::kInt8; return wide;
+    case DataType::uint8: *out = FloatSource::kUint8; return wide;
+    case DataType::int16: *out = FloatSource::kInt16; return wide;
+    case DataType::uint16: *out = FloatSource::kUint16; return wide;
+    case DataType::int4: *out = FloatSource::kInt4; return wide;
+    case DataType::uint4: *out = FloatSource::kUint4; return wide;
+    case DataType::int2: *out = FloatSource::kInt2; return wide;
+    case DataType::uint2: *out = FloatSource::kUint2; return wide;
+    case DataType::int32: *out = FloatSource::kInt32Odd; return wide && dir.map.empty();
+    case DataType::float64:
+      *out = dir.dst == DataType::bfloat16 || dir.dst == DataType::float8_e8m0fnu ? FloatSource::kFloat64HugeInf
+                                                                                  : FloatSource::kFloat64;
+      return wide && dir.map.empty();
+    default: {
+      const TypeInfo& s = Info(dir.src);
+      if (s.kind != Kind::Float || s.size != 1 || s.special == Special::E8m0) return false;
+      *out = s.special == Special::Ieee   ? FloatSource::kFloat8Ieee
+             : s.special == Special::Fnuz ? FloatSource::kFloat8Fnuz
+                                          : FloatSource::kFloat8None;
+      return wide;
+    }
   }
 }
 
@@ -203,8 +308,9 @@ template <class Conv>
 std::unique_ptr<const Kernel> MakeFloatLanes(const Direction& dir, const typename Conv::Params& conv,
                                              const char* name) {
   typename FloatLanes<Conv>::Params p{conv, {}, FloatSource::kFloat32,
-                                      static_cast<std::uint8_t>(Info(dir.dst).size)};
-  if (!FloatSourceOf(dir.src, &p.src)) return nullptr;
+                                      static_cast<std::uint8_t>(Info(dir.dst).size), {}};
+  if (!FloatSourceOf(dir, kTakesWideSources<Conv>, &p.src)) return nullptr;
+  if (Info(dir.src).kind == Kind::Float && Info(dir.src).size == 1) p.f8 = Float8ConstsOf(Info(dir.src));
   return MakeWithMap<FloatLanes<Conv>>(dir, p, name, KeyRep::kFloat32Bits);
 }
 

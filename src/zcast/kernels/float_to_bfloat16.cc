@@ -28,6 +28,7 @@ namespace zcast::internal::HWY_NAMESPACE {
 
 template <Rounding R, OutOfRange O>
 struct F32ToBf16 {
+  static constexpr bool kWideSources = true;  // float_lanes-inl.h
   struct Params {};
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding = FpRounding::kNearest;
@@ -61,6 +62,7 @@ struct F32ToBf16 {
 
 template <Rounding R>
 struct F32ToE8m0 {
+  static constexpr bool kWideSources = true;  // float_lanes-inl.h
   struct Params {};
   static constexpr bool kDeclinesNonFinite = true;
   static constexpr FpRounding kFpRounding = FpRounding::kNearest;

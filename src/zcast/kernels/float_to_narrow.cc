@@ -47,6 +47,7 @@ struct NarrowParams {
 
 template <Rounding R, OutOfRange O, bool kFnuz>
 struct F32ToNarrow {
+  static constexpr bool kWideSources = true;  // float_lanes-inl.h
   using Params = NarrowParams;
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding = FpRoundingOf(R);
@@ -118,6 +119,7 @@ struct F32ToNarrow {
 // value beyond max): the exact engine decides those (rare). R3: NaN -> canonical NaN, sign kept.
 template <Rounding R, OutOfRange O>
 struct F32ToF16C {
+  static constexpr bool kWideSources = true;  // float_lanes-inl.h
   struct Params {};
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding =

@@ -122,6 +122,18 @@ struct Float8Consts {
   std::int32_t rebias, min_normal_mag;         // (127 - bias) << 23, 1 << M
   std::int32_t sub_adjust;                     // qmin << 23 (negative)
 };
+inline Float8Consts Float8ConstsOf(const TypeInfo& s) {
+  Float8Consts c;
+  c.value_mask = static_cast<std::int32_t>(s.value_mask());
+  c.mag_mask = (1 << (s.exp_bits + s.mant_bits)) - 1;
+  c.inf_mag = static_cast<std::int32_t>(s.positive_inf());
+  c.shift = 23 - s.mant_bits;
+  c.sign_shift = 31 - (s.exp_bits + s.mant_bits);
+  c.rebias = (127 - s.bias) * (1 << 23);
+  c.min_normal_mag = 1 << s.mant_bits;
+  c.sub_adjust = s.min_quantum_exp() * (1 << 23);
+  return c;
+}
 template <Special8 kKind>
 struct Float8ToF32 {
   using Consts = Float8Consts;

@@ -115,15 +115,7 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
 
 std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
   const TypeInfo& s = Info(dir.src);
-  Float8Consts c;
-  c.value_mask = static_cast<std::int32_t>(s.value_mask());
-  c.mag_mask = (1 << (s.exp_bits + s.mant_bits)) - 1;
-  c.inf_mag = static_cast<std::int32_t>(s.positive_inf());
-  c.shift = 23 - s.mant_bits;
-  c.sign_shift = 31 - (s.exp_bits + s.mant_bits);
-  c.rebias = (127 - s.bias) * (1 << 23);
-  c.min_normal_mag = 1 << s.mant_bits;
-  c.sub_adjust = s.min_quantum_exp() * (1 << 23);
+  const Float8Consts c = Float8ConstsOf(s);
   auto make = [&]<Special8 kKind>() {
     using Fam = IntLanes<LoadU8, Float8ToF32<kKind>>;
     return MakeWithMap<Fam>(dir, {c, {}, 4}, "int-lanes-float8-to-float32", KeyRep::kInt32Value);

@@ -1,0 +1,97 @@
+// 1-byte -> 2-byte pairs (8-bit and sub-byte integers, float8/6/4 -> float16, bfloat16, 16-bit
+// integers) as a 256-entry table of 32-bit entries, filled by the reference path at bind time
+// (scalar_map and every rule included, so the kernel is exact by construction, as table8.cc's):
+// the low 16 bits are the result, bit 31 marks an entry whose element fails (declined to the
+// reference path, which reports it in index order). The bytes are looked up by the hardware gather
+// (vpgatherdd), on AVX2, AVX3 and AVX3_DL only: the float-lane family's exact conversion
+// (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2 kernels for float8 -> float16
+// and bfloat16 (docs/performance.md), a gather of a 1 KiB table needs no per-type arithmetic. The
+// other targets (no gather instruction, or none measured) keep the float-lane kernels.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "zcast/kernels/table8_to16.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "zcast/kernels/block-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace zcast::internal::HWY_NAMESPACE {
+
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+
+struct Table16Plan {
+  alignas(64) std::int32_t entry[256];
+  bool any_fail;
+};
+
+struct Table8To16Family {
+  static constexpr FpRounding kFpRounding = FpRounding::kNearest;  // no arithmetic
+  using Params = Table16Plan;
+  using Consts = const Table16Plan*;
+  static constexpr std::size_t SrcSize(const Params&) { return 1; }
+  static constexpr std::size_t DstSize(const Params&) { return 2; }
+  static Consts MakeConsts(const Params& p) { return &p; }
+  static std::size_t BlockElems() { return kVecs * hn::Lanes(DU32()); }
+
+  static HWY_INLINE VI32 One(const Table16Plan* t, const unsigned char* in) {
+    const DI32 di;
+    const hn::Rebind<std::uint8_t, DI32> d8;
+    return hn::GatherIndex(di, t->entry, hn::BitCast(di, hn::PromoteTo(DU32(), hn::LoadU(d8, in))));
+  }
+  static HWY_INLINE std::size_t Block(const Consts& t, const unsigned char* in, unsigned char* out,
+                                      const Resolver& res) {
+    const DU32 du;
+    const DI32 di;
+    const std::size_t n = hn::Lanes(du);
+    const VI32 e0 = One(t, in), e1 = One(t, in + n), e2 = One(t, in + 2 * n), e3 = One(t, in + 3 * n);
+    const VU32 low = hn::Set(du, 0xFFFFu);
+    StoreBlock(2, hn::And(hn::BitCast(du, e0), low), hn::And(hn::BitCast(du, e1), low),
+               hn::And(hn::BitCast(du, e2), low), hn::And(hn::BitCast(du, e3), low), out);
+    if (HWY_LIKELY(!t->any_fail)) return kNoFailure;
+    const VI32 zero = hn::Zero(di);
+    const MU32 m0 = hn::RebindMask(du, hn::Lt(e0, zero)), m1 = hn::RebindMask(du, hn::Lt(e1, zero)),
+               m2 = hn::RebindMask(du, hn::Lt(e2, zero)), m3 = hn::RebindMask(du, hn::Lt(e3, zero));
+    if (HWY_LIKELY(hn::AllFalse(du, hn::Or(hn::Or(m0, m1), hn::Or(m2, m3))))) return kNoFailure;
+    return ResolveBlock(du, m0, m1, m2, m3, res);
+  }
+};
+
+std::unique_ptr<const Kernel> MakeTable8To16(const Direction& dir) {
+  if (Info(dir.src).size != 1 || Info(dir.dst).size != 2) return nullptr;
+  Table16Plan plan;
+  plan.any_fail = false;
+  for (int s = 0; s < 256; ++s) {
+    const CastOutcome r = ConvertScalar(dir, static_cast<std::uint64_t>(s));
+    const bool fails = r.error != CastError::kNone;
+    plan.entry[s] = fails ? std::int32_t{-1} : static_cast<std::int32_t>(r.bits & 0xFFFF);
+    plan.any_fail |= fails;
+  }
+  return Make<Table8To16Family>(dir, plan, "table8-to16-gather");
+}
+
+#else
+
+std::unique_ptr<const Kernel> MakeTable8To16(const Direction&) { return nullptr; }
+
+#endif
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace zcast::internal::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "zcast/kernels/dispatch.h"
+#include "zcast/kernels/families.h"
+
+namespace zcast::internal {
+
+HWY_EXPORT(MakeTable8To16);
+
+std::unique_ptr<const Kernel> SelectTable8To16(const Direction& dir, std::int64_t target) {
+  if (Info(dir.src).size != 1 || Info(dir.dst).size != 2) return nullptr;
+  return ZCAST_CALL_FOR_TARGET(MakeTable8To16, target, dir);
+}
+
+}  // namespace zcast::internal
+#endif  // HWY_ONCE
