@@ -424,24 +424,6 @@ std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir) {
   return std::make_unique<ReferenceLoop>(dir);
 }
 
-namespace {
-// The hand-written AVX2 kernels need AVX2, FMA, F16C and BMI2 (libgcc reports AVX features only
-// when the OS saves the YMM state, so this is also the OS check). Unused where they are not built
-// (aarch64): [[maybe_unused]] keeps -Werror builds there going.
-[[maybe_unused]] bool CpuRunsLegacyAvx2() {
-#if ZCAST_HAVE_AVX2_KERNELS
-  static const bool ok = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
-  }();
-  return ok;
-#else
-  return false;
-#endif
-}
-}  // namespace
-
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir) {
   return SelectKernelFor(dir, BestSimdTarget());
 }
@@ -452,11 +434,6 @@ std::unique_ptr<const Kernel> SelectSimdKernelFor(const Direction& dir, std::int
   for (FamilySelector select : kFamilySelectors) {
     if (auto k = select(dir, target)) return k;
   }
-#if ZCAST_HAVE_AVX2_KERNELS
-  if (SimdTargetIncludesAvx2(target) && CpuRunsLegacyAvx2()) {
-    if (auto k = SelectKernelAvx2(dir)) return k;
-  }
-#endif
   return nullptr;
 }
 

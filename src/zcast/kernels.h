@@ -81,28 +81,23 @@ std::unique_ptr<const Kernel> MakeTableKernel(std::size_t src_size, std::size_t 
 // The kernels of the SIMD targets are written once on Google Highway (src/zcast/kernels/, one
 // translation unit per family compiled for every target) and chosen per target (an std::int64_t
 // Highway target bit, kBaselineTarget = 0 for the portable loops of this file only). The
-// hand-written AVX2 kernels (kernels_avx2*.cc) still serve the pairs the Highway families do not
-// cover yet, on AVX2 and better, until they are retired.
+// hand-written AVX2 kernels that came before them were retired once no pair selected them
+// (issue 11; docs/performance.md has the last interleaved comparison).
 
 // The fastest kernel available for `dir` on BestSimdTarget().
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir);
 // The fastest kernel for `dir` that uses no instruction beyond `target` (tests and benchmarks
-// compare targets with it): the Highway families for the target, then (AVX2 and better, on a CPU
-// with AVX2) the hand-written AVX2 kernels, then the baseline. A target the CPU lacks is never
+// compare targets with it): the Highway families for the target, then the baseline. A target the CPU lacks is never
 // used: it falls back to the best supported one below it.
 std::unique_ptr<const Kernel> SelectKernelFor(const Direction& dir, std::int64_t target);
-// The first two steps of SelectKernelFor alone: the SIMD kernel (a Highway family's or, on AVX2
-// and better, a hand-written AVX2 one) for `dir` on `target`, or nullptr when SelectKernelFor
+// The first step of SelectKernelFor alone: the SIMD kernel (a Highway family's) for `dir` on
+// `target`, or nullptr when SelectKernelFor
 // would return the baseline kernel. The per-target tests use it to test each target's own
 // kernels and leave the baseline's to the baseline run (under qemu, re-testing the same table
 // kernel once per target cost minutes per source type).
 std::unique_ptr<const Kernel> SelectSimdKernelFor(const Direction& dir, std::int64_t target);
 // The per-element reference loop (ConvertScalar on every element), for tests and as a fallback.
 std::unique_ptr<const Kernel> ReferenceKernel(const Direction& dir);
-
-// The hand-written AVX2 kernels (kernels_avx2.cc) for `dir`, or nullptr where they have nothing
-// better than the baseline. Callers must have checked that the CPU has AVX2, FMA, F16C and BMI2.
-std::unique_ptr<const Kernel> SelectKernelAvx2(const Direction& dir);
 
 }  // namespace zcast::internal
 

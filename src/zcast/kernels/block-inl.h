@@ -1,5 +1,5 @@
 // The block architecture shared by every Highway kernel family (kept from the hand-written AVX2
-// kernels, kernels_avx2.cc): a kernel runs blocks of a fixed number of elements (kVecs vectors of
+// kernels that came before): a kernel runs blocks of a fixed number of elements (kVecs vectors of
 // 32-bit lanes: 4 x Lanes(d), so a multiple of every target's lane count, SVE's run-time one
 // included); one pass over a block computes the results and a mask of the lanes it *declines*
 // (NaN or Inf where the destination lacks them, out of range under unset, anything it cannot

@@ -1,7 +1,7 @@
 // The Highway kernel families: one selector per family, all of the same signature. `target` is
 // one Highway target bit the CPU supports (targets.h); the result is the family's kernel for `dir`
 // on that target, or nullptr when the family has nothing for `dir` there (SelectKernelFor then
-// tries the next family, the hand-written AVX2 kernels and the baseline, in that order).
+// tries the next family, then the baseline).
 //
 // Each family is a Highway foreach_target translation unit (float_lanes.cc shows the pattern):
 // per-target code in zcast::internal::HWY_NAMESPACE, a per-target MakeXxx(const Direction&),

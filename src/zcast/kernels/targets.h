@@ -27,8 +27,8 @@ std::int64_t SimdTargetFromName(std::string_view name);
 // True when `a` is a better target than `b` (Highway's order: a lower bit is better; baseline is
 // worse than every Highway target).
 bool SimdTargetBetter(std::int64_t a, std::int64_t b);
-// True for the x86 targets that include AVX2 (AVX2, AVX3, AVX3_DL): the hand-written AVX2
-// kernels may run under them (when the CPU has AVX2).
+// True for the x86 targets that include AVX2 (AVX2, AVX3, AVX3_DL), whose kernels may use F16C
+// and the hardware gather (float_to_narrow.cc, table8_to16.cc).
 bool SimdTargetIncludesAvx2(std::int64_t target);
 
 // Every target compiled into this build, baseline first, worst to best.
