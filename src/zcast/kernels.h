@@ -82,7 +82,7 @@ std::unique_ptr<const Kernel> MakeTableKernel(std::size_t src_size, std::size_t 
 // translation unit per family compiled for every target) and chosen per target (an std::int64_t
 // Highway target bit, kBaselineTarget = 0 for the portable loops of this file only). The
 // hand-written AVX2 kernels that came before them were retired once no pair selected them
-// (issue 11; docs/performance.md has the last interleaved comparison).
+// (issue 11; docs/performance-highway.md has the last interleaved comparison).
 
 // The fastest kernel available for `dir` on BestSimdTarget().
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir);

@@ -4,7 +4,7 @@
 // on every target, float16 included (the hardware's float16 conversion, F16C, has no nearest-away
 // and its overflow behaviour differs per mode), except on x86 targets with F16C (AVX2, AVX3,
 // AVX3_DL), where float16 is F32ToF16C below: the integer path measured 0.65-0.81 of the
-// hand-written F16C kernel there (docs/performance.md).
+// hand-written F16C kernel there (docs/performance-highway.md).
 //
 // Exactness. From the target's min normal up, the target encoding is the float32 pattern shifted
 // right by 23 - M and rebiased, after adding the rounding increment to the magnitude (as for

@@ -5,7 +5,7 @@
 // reference path, which reports it in index order). The bytes are looked up by the hardware gather
 // (vpgatherdd), on AVX2, AVX3 and AVX3_DL only: the float-lane family's exact conversion
 // (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2 kernels for float8 -> float16
-// and bfloat16 (docs/performance.md), a gather of a 1 KiB table needs no per-type arithmetic. The
+// and bfloat16 (docs/performance-highway.md), a gather of a 1 KiB table needs no per-type arithmetic. The
 // other targets (no gather instruction, or none measured) keep the float-lane kernels.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8_to16.cc"
