@@ -297,7 +297,7 @@ class BlockKernel final : public Kernel {
     std::size_t i = 0;
     for (; i + block <= n; i += block) {
       // 1- and 2-byte sources: a software prefetch 2 KiB ahead closed most of the gap to the copy
-      // speed of the hand-written AVX2 kernels with the other core busy (docs/performance-highway.md);
+      // speed of the hand-written AVX2 kernels with the other core busy (docs/performance.md);
       // for wider sources it cost 5-25 %. Prefetches past the end never fault.
       if (ss <= 2) hwy::Prefetch(src + i * ss + kPrefetchAhead);
       res.src = src + i * ss;
