@@ -183,14 +183,16 @@ constexpr std::size_t FloatSourceSize(FloatSource s) {
   }
 }
 
-template <bool kWide>
-HWY_INLINE VF32 LoadFloatLanes(FloatSource src, const Float8Consts& f8, const unsigned char* p) {
+HWY_INLINE VF32 LoadFloatLanes(FloatSource src, const unsigned char* p) {
   if (src == FloatSource::kFloat32) return LoadF32::Load(p);
   if (src == FloatSource::kFloat16) return LoadF16::Load(p);
-  if constexpr (kWide) {
-    const DF32 df;
-    MI32 unused;
-    switch (src) {
+  return LoadBF16::Load(p);
+}
+
+HWY_INLINE VF32 LoadWideLanes(FloatSource src, const Float8Consts& f8, const unsigned char* p) {
+  const DF32 df;
+  MI32 unused;
+  switch (src) {
       case FloatSource::kInt8: return LoadIntAsF32<std::int8_t>::Load(p);
       case FloatSource::kUint8: return LoadIntAsF32<std::uint8_t>::Load(p);
       case FloatSource::kInt16: return LoadIntAsF32<std::int16_t>::Load(p);
@@ -205,10 +207,20 @@ HWY_INLINE VF32 LoadFloatLanes(FloatSource src, const Float8Consts& f8, const un
       case FloatSource::kInt32Odd: return LoadI32Odd::Load(p);
       case FloatSource::kFloat64: return f64::LoadF64Odd<false>::Load(p);
       case FloatSource::kFloat64HugeInf: return f64::LoadF64Odd<true>::Load(p);
-      default: break;
-    }
+      default: return LoadFloatLanes(src, p);
   }
-  return LoadBF16::Load(p);
+}
+
+// A block of a wide source: the four vectors, by one call that is not inlined. Inlined into every
+// converter's block (30 instantiations in float_to_narrow.cc alone, per target), the 14 loaders
+// made the clang ASan build of that one translation unit take over 20 minutes. Not templated, so
+// each translation unit has one copy per target; `n` is the byte step between the vectors.
+inline HWY_NOINLINE void LoadWideBlock(FloatSource src, const Float8Consts& f8, const unsigned char* in, std::size_t n,
+                                VF32* x0, VF32* x1, VF32* x2, VF32* x3) {
+  *x0 = LoadWideLanes(src, f8, in);
+  *x1 = LoadWideLanes(src, f8, in + n);
+  *x2 = LoadWideLanes(src, f8, in + 2 * n);
+  *x3 = LoadWideLanes(src, f8, in + 3 * n);
 }
 
 // Converters that take the wide sources declare kWideSources = true.
@@ -250,11 +262,16 @@ struct FloatLanes {
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     const DU32 du;
-    constexpr bool kWide = kTakesWideSources<Conv>;
     const std::size_t n = hn::Lanes(du) * FloatSourceSize(c.src);
-    const VF32 x0 = LoadFloatLanes<kWide>(c.src, c.f8, in), x1 = LoadFloatLanes<kWide>(c.src, c.f8, in + n),
-               x2 = LoadFloatLanes<kWide>(c.src, c.f8, in + 2 * n),
-               x3 = LoadFloatLanes<kWide>(c.src, c.f8, in + 3 * n);
+    VF32 x0, x1, x2, x3;
+    if (!kTakesWideSources<Conv> || c.src <= FloatSource::kBfloat16) {
+      x0 = LoadFloatLanes(c.src, in);
+      x1 = LoadFloatLanes(c.src, in + n);
+      x2 = LoadFloatLanes(c.src, in + 2 * n);
+      x3 = LoadFloatLanes(c.src, in + 3 * n);
+    } else {
+      LoadWideBlock(c.src, c.f8, in, n, &x0, &x1, &x2, &x3);
+    }
     MU32 d0, d1, d2, d3;
     VU32 r0 = Conv::Convert(c.conv, x0, &d0), r1 = Conv::Convert(c.conv, x1, &d1),
          r2 = Conv::Convert(c.conv, x2, &d2), r3 = Conv::Convert(c.conv, x3, &d3);
