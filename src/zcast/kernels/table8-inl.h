@@ -64,10 +64,12 @@ struct Rows8 {
   V8 row[8];
   HWY_INLINE V8 Row(D8, int g) const { return row[g]; }
 };
+// Aggregate-initialised: a default-constructed Rows8 calls Vec128's always-inline constructor
+// from an implicit constructor GCC compiles without the target's options, which the aarch64
+// cross build rejects ("inlining failed ... target specific option mismatch").
 inline Rows8 MakeRows8(D8 d, const std::uint8_t* half) {
-  Rows8 r;
-  for (int g = 0; g < 8; ++g) r.row[g] = hn::LoadDup128(d, AsI8(half + 16 * g));
-  return r;
+  const auto row = [&](int g) { return hn::LoadDup128(d, AsI8(half + 16 * g)); };
+  return Rows8{{row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)}};
 }
 #endif
 
