@@ -11,7 +11,15 @@
 // A Family provides kFpRounding (the rounding mode its run needs, fp_env.h), Params (plain data
 // kept in the kernel), SrcSize(params) and DstSize(params) (bytes per element), Consts (built once
 // per run), MakeConsts(params), BlockElems() and Block(consts, in, out, resolver) -> kNoFailure or
-// the index (in the block) of the first failing element.
+// the index (in the block) of the first failing element. It may also provide
+// FastBlock(consts, in, out) -> bool: the same block for the common case only (no scalar_map to
+// apply, no lane declined), its results stored and true returned when that was the case; on
+// false, Block (not inlined then) runs the block again from the start and overwrites it, which
+// the codecs allow because their buffers never overlap (zcast.hpp). The split keeps the hot loop
+// free of what only the rare path needs: with the masks, the source vectors and the resolver live
+// across the stores, GCC spilled them to the stack every block, and the stack stores queued
+// behind the streaming ones cost 15-35 % of the hand-written kernels' streaming speed (float16 ->
+// uint8: 15.7 against 23 GB/s with the same in-cache speed; docs/performance-highway.md).
 //
 // Highway's -inl.h pattern: the per-target part is compiled once per target (foreach_target.h);
 // the plain-data part (VectorMap, BuildMap) once, under a normal include guard.
@@ -20,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <concepts>
 #include <cstring>
 #include <memory>
 
@@ -273,6 +282,12 @@ HWY_INLINE void MapLanes32(const VectorMap& map, VU32 keys, MU32 nan, VU32* r, M
 
 // ---- the block loop ----
 
+template <class Family>
+inline constexpr bool kHasFastBlock = requires(const typename Family::Consts& c, const unsigned char* in,
+                                               unsigned char* out) {
+  { Family::FastBlock(c, in, out) } -> std::same_as<bool>;
+};
+
 // Source and destination element sizes are run-time values (Family::SrcSize(params),
 // DstSize(params)): a family serves several of each with one instantiation, and picks its loader
 // and store per block by a well-predicted branch. Instantiating every combination for every target
@@ -300,9 +315,12 @@ class BlockKernel final : public Kernel {
       // speed of the hand-written AVX2 kernels with the other core busy (docs/performance.md);
       // for wider sources it cost 5-25 %. Prefetches past the end never fault.
       if (ss <= 2) hwy::Prefetch(src + i * ss + kPrefetchAhead);
+      if constexpr (kHasFastBlock<Family>) {
+        if (HWY_LIKELY(Family::FastBlock(c, src + i * ss, dst + i * ds))) continue;
+      }
       res.src = src + i * ss;
       res.dst = dst + i * ds;
-      const std::size_t f = Family::Block(c, res.src, res.dst, res);
+      const std::size_t f = FullBlock(c, res.src, res.dst, res);
       if (HWY_UNLIKELY(f != kNoFailure)) return i + f;
     }
     if (i < n) {
@@ -322,6 +340,17 @@ class BlockKernel final : public Kernel {
   const char* name() const override { return name_; }
 
  private:
+  // Out of line where a FastBlock handles the common blocks (see the top of this file).
+  static HWY_NOINLINE std::size_t FullBlockOutOfLine(const typename Family::Consts& c, const unsigned char* in,
+                                                     unsigned char* out, const Resolver& res) {
+    return Family::Block(c, in, out, res);
+  }
+  static HWY_INLINE std::size_t FullBlock(const typename Family::Consts& c, const unsigned char* in,
+                                          unsigned char* out, const Resolver& res) {
+    if constexpr (kHasFastBlock<Family>) return FullBlockOutOfLine(c, in, out, res);
+    else return Family::Block(c, in, out, res);
+  }
+
   std::unique_ptr<const Kernel> reference_;
   typename Family::Params params_;
   const char* name_;

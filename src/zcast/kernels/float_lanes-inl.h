@@ -227,6 +227,14 @@ inline HWY_NOINLINE void LoadWideBlock(FloatSource src, const Float8Consts& f8, 
 template <class Conv>
 inline constexpr bool kTakesWideSources = requires { requires Conv::kWideSources; };
 
+// Converters may store a common block themselves (FastStore(params, x0..x3, out) -> bool, as
+// FloatLanes::FastBlock: true when no lane is declined), where their results are narrower than
+// the 32-bit lanes Convert gives.
+template <class Conv>
+inline constexpr bool kHasFastStore = requires(const typename Conv::Params& p, VF32 x, unsigned char* out) {
+  { Conv::FastStore(p, x, x, x, x, out) } -> std::same_as<bool>;
+};
+
 // Four vectors of float32 lanes per block: load, convert (Conv: Params, kDeclinesNonFinite,
 // kFpRounding, Convert(params, x, &declined) -> destination bits in 32-bit lanes), scalar_map,
 // store, declined lanes to the reference path. The source (float32/float16/bfloat16) and the
@@ -259,19 +267,37 @@ struct FloatLanes {
   }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DF32()); }
 
+  static HWY_INLINE void Load(const Consts& c, const unsigned char* in, VF32* x0, VF32* x1, VF32* x2, VF32* x3) {
+    const std::size_t n = hn::Lanes(DU32()) * FloatSourceSize(c.src);
+    if (!kTakesWideSources<Conv> || c.src <= FloatSource::kBfloat16) {
+      *x0 = LoadFloatLanes(c.src, in);
+      *x1 = LoadFloatLanes(c.src, in + n);
+      *x2 = LoadFloatLanes(c.src, in + 2 * n);
+      *x3 = LoadFloatLanes(c.src, in + 3 * n);
+    } else {
+      LoadWideBlock(c.src, c.f8, in, n, x0, x1, x2, x3);
+    }
+  }
+
+  // The common block (block-inl.h): no scalar_map that could apply, no lane declined.
+  static HWY_INLINE bool FastBlock(const Consts& c, const unsigned char* in, unsigned char* out) {
+    if (c.map != nullptr && c.map_always) return false;
+    const DU32 du;
+    VF32 x0, x1, x2, x3;
+    Load(c, in, &x0, &x1, &x2, &x3);
+    if constexpr (kHasFastStore<Conv>) return Conv::FastStore(c.conv, x0, x1, x2, x3, out);
+    MU32 d0, d1, d2, d3;
+    const VU32 r0 = Conv::Convert(c.conv, x0, &d0), r1 = Conv::Convert(c.conv, x1, &d1),
+               r2 = Conv::Convert(c.conv, x2, &d2), r3 = Conv::Convert(c.conv, x3, &d3);
+    StoreBlock(c.dst_size, r0, r1, r2, r3, out);
+    return hn::AllFalse(du, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3)));
+  }
+
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     const DU32 du;
-    const std::size_t n = hn::Lanes(du) * FloatSourceSize(c.src);
     VF32 x0, x1, x2, x3;
-    if (!kTakesWideSources<Conv> || c.src <= FloatSource::kBfloat16) {
-      x0 = LoadFloatLanes(c.src, in);
-      x1 = LoadFloatLanes(c.src, in + n);
-      x2 = LoadFloatLanes(c.src, in + 2 * n);
-      x3 = LoadFloatLanes(c.src, in + 3 * n);
-    } else {
-      LoadWideBlock(c.src, c.f8, in, n, &x0, &x1, &x2, &x3);
-    }
+    Load(c, in, &x0, &x1, &x2, &x3);
     MU32 d0, d1, d2, d3;
     VU32 r0 = Conv::Convert(c.conv, x0, &d0), r1 = Conv::Convert(c.conv, x1, &d1),
          r2 = Conv::Convert(c.conv, x2, &d2), r3 = Conv::Convert(c.conv, x3, &d3);

@@ -130,22 +130,52 @@ struct F32ToF16C {
                               : R == Rounding::kNearestEven     ? _MM_FROUND_TO_NEAREST_INT
                                                                 : _MM_FROUND_TO_ZERO;
 
-  static HWY_INLINE VU32 Convert(const Params&, VF32 x, MU32* declined) {
-    const DF32 df;
-    const DU32 du;
-    const DI32 di;
+  using D16 = hn::Rebind<std::uint16_t, DF32>;  // half a vector of 16-bit lanes
+  // x itself for the IEEE modes; for nearest-away, x plus half an ulp (Convert's overflow test
+  // reads this value).
+  static HWY_INLINE VF32 Prepared(VF32 x) {
     if constexpr (R == Rounding::kNearestAway) {
+      const DF32 df;
+      const DU32 du;
+      const DI32 di;
       const VI32 e = hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u)));
       const VI32 half = hn::Max(hn::Sub(e, hn::Set(di, 11 << 23)), hn::Set(di, 0x33000000));  // 2^-25
       x = hn::Add(x, hn::BitCast(df, hn::Or(hn::BitCast(du, half), hn::And(hn::BitCast(du, x), hn::Set(du, 0x80000000u)))));
     }
-    const hn::Rebind<std::uint16_t, DF32> d16;
+    return x;
+  }
+  // Prepared lanes -> float16 bits.
+  static HWY_INLINE hn::Vec<D16> ToHalf(VF32 x) {
 #if HWY_TARGET == HWY_AVX2
-    const hn::Vec<decltype(d16)> h16{_mm256_cvtps_ph(x.raw, kImm)};
+    return hn::Vec<D16>{_mm256_cvtps_ph(x.raw, kImm)};
 #else
-    const hn::Vec<decltype(d16)> h16{_mm512_cvtps_ph(x.raw, kImm)};
+    return hn::Vec<D16>{_mm512_cvtps_ph(x.raw, kImm)};
 #endif
-    const VU32 h = hn::PromoteTo(du, h16);
+  }
+
+  // The common block (FloatLanes::FastBlock): the results kept in 16-bit lanes, two full vectors
+  // stored as they are, and one compare per 16-bit vector: every result finite (below max in the
+  // directed modes). Through Convert's 32-bit lanes (widened, then packed again by StoreBlock)
+  // the kernel measured 0.57 of the hand-written F16C kernel's in-cache speed.
+  static HWY_INLINE bool FastStore(const Params&, VF32 x0, VF32 x1, VF32 x2, VF32 x3, unsigned char* out) {
+    const hn::Repartition<std::uint16_t, DF32> du16;
+    const hn::Repartition<std::int16_t, DF32> di16;
+    const auto a = hn::Combine(du16, ToHalf(Prepared(x1)), ToHalf(Prepared(x0)));
+    const auto b = hn::Combine(du16, ToHalf(Prepared(x3)), ToHalf(Prepared(x2)));
+    const auto mag = hn::Set(du16, std::uint16_t{0x7FFF});
+    const auto limit = hn::Set(di16, static_cast<std::int16_t>(kDirected ? 0x7BFE : 0x7BFF));
+    const auto bad = hn::Or(hn::Gt(hn::BitCast(di16, hn::And(a, mag)), limit),
+                            hn::Gt(hn::BitCast(di16, hn::And(b, mag)), limit));
+    auto* o = reinterpret_cast<std::uint16_t*>(out);
+    hn::StoreU(a, du16, o);
+    hn::StoreU(b, du16, o + hn::Lanes(du16));
+    return hn::AllFalse(di16, bad);
+  }
+
+  static HWY_INLINE VU32 Convert(const Params&, VF32 x, MU32* declined) {
+    const DU32 du;
+    x = Prepared(x);
+    const VU32 h = hn::PromoteTo(du, ToHalf(x));
     const VU32 abs = hn::And(h, hn::Set(du, 0x7FFFu));
     *declined = hn::MaskFromVec(hn::Zero(du));
     // The common vector: every result finite, and below max in the directed modes (where max may

@@ -26,14 +26,34 @@ struct Int8Family {
   static constexpr std::size_t SrcSize(const Params&) { return kSrcSize; }
   static constexpr std::size_t DstSize(const Params&) { return kDstSize; }
   static Consts MakeConsts(const Params& p) { return p; }
-  static std::size_t BlockElems() { return hn::Lanes(hn::ScalableTag<std::uint8_t>()); }
+  // kVecs vectors of bytes per block: with one, the loop's own work per 32 bytes (its branch,
+  // the prefetch, reloading the settings) left uint8 -> int8 at 0.53 of the hand-written kernel's
+  // in-cache speed.
+  static std::size_t BlockElems() { return kVecs * hn::Lanes(hn::ScalableTag<std::uint8_t>()); }
+  // The common block (block-inl.h): no scalar_map, no lane declined.
+  static HWY_INLINE bool FastBlock(const Consts& c, const unsigned char* in, unsigned char* out) {
+    if (c.map_n) return false;
+    const hn::ScalableTag<std::uint8_t> d;
+    const std::size_t n = hn::Lanes(d);
+    hn::Mask<decltype(d)> d0, d1, d2, d3;
+    hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in), &d0), d, out);
+    hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in + n), &d1), d, out + n);
+    hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in + 2 * n), &d2), d, out + 2 * n);
+    hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in + 3 * n), &d3), d, out + 3 * n);
+    return hn::AllFalse(d, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3)));
+  }
+  // Each vector stored, then its declined lanes resolved: index order.
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     const hn::ScalableTag<std::uint8_t> d;
-    hn::Mask<decltype(d)> declined;
-    const auto r = Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in), &declined);
-    hn::StoreU(r, d, out);
-    return ResolveMask(d, declined, 0, res);
+    const std::size_t n = hn::Lanes(d);
+    for (std::size_t i = 0; i < kVecs * n; i += n) {
+      hn::Mask<decltype(d)> declined;
+      hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in + i), &declined), d, out + i);
+      const std::size_t f = ResolveMask(d, declined, i, res);
+      if (HWY_UNLIKELY(f != kNoFailure)) return f;
+    }
+    return kNoFailure;
   }
 };
 
