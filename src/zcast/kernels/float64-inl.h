@@ -546,6 +546,20 @@ struct Lanes64 {
   static std::size_t SrcSize(const Params&) { return kSrcSize; }
   static std::size_t DstSize(const Params&) { return kDstSize; }
   static std::size_t BlockElems() { return BlockElems64(); }
+  // The common block (block-inl.h): no scalar_map, no lane declined.
+  static HWY_INLINE bool FastBlock(const Consts& c, const unsigned char* in, unsigned char* out) {
+    if (c.map->n != 0) return false;
+    const std::size_t n = hn::Lanes(DF()), block = BlockElems64();
+    MF any = hn::FirstN(DF(), 0);
+    for (std::size_t i = 0; i < block; i += n) {
+      MF bad, declined;
+      VF x = DLoader::Load(in + kSrcSize * i, &bad);
+      hn::StoreU(Conv::Convert(c.conv, x, &declined), DU(), reinterpret_cast<std::uint64_t*>(out + 8 * i));
+      any = hn::Or(any, declined);
+      if constexpr (DLoader::kMayDecline) any = hn::Or(any, bad);
+    }
+    return hn::AllFalse(DF(), any);
+  }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     const std::size_t n = hn::Lanes(DF()), block = BlockElems64();

@@ -223,9 +223,14 @@ inline HWY_NOINLINE void LoadWideBlock(FloatSource src, const Float8Consts& f8, 
   *x3 = LoadWideLanes(src, f8, in + 3 * n);
 }
 
-// Converters that take the wide sources declare kWideSources = true.
+// Converters that take the wide sources declare kWideSources = true; those that also declare
+// kInlineIntSources = true load the 8- and 16-bit integers inline rather than through
+// LoadWideBlock (a converter so cheap that the call and the vectors it passes through memory
+// would be half its time: F32ToF16C; the others keep the build time down).
 template <class Conv>
 inline constexpr bool kTakesWideSources = requires { requires Conv::kWideSources; };
+template <class Conv>
+inline constexpr bool kInlinesIntSources = requires { requires Conv::kInlineIntSources; };
 
 // Converters may store a common block themselves (FastStore(params, x0..x3, out) -> bool, as
 // FloatLanes::FastBlock: true when no lane is declined), where their results are narrower than
@@ -267,8 +272,24 @@ struct FloatLanes {
   }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DF32()); }
 
+  template <typename T>
+  static HWY_INLINE void LoadInts(const unsigned char* in, std::size_t n, VF32* x0, VF32* x1, VF32* x2, VF32* x3) {
+    *x0 = LoadIntAsF32<T>::Load(in);
+    *x1 = LoadIntAsF32<T>::Load(in + n);
+    *x2 = LoadIntAsF32<T>::Load(in + 2 * n);
+    *x3 = LoadIntAsF32<T>::Load(in + 3 * n);
+  }
   static HWY_INLINE void Load(const Consts& c, const unsigned char* in, VF32* x0, VF32* x1, VF32* x2, VF32* x3) {
     const std::size_t n = hn::Lanes(DU32()) * FloatSourceSize(c.src);
+    if constexpr (kInlinesIntSources<Conv>) {
+      switch (c.src) {
+        case FloatSource::kInt8: return LoadInts<std::int8_t>(in, n, x0, x1, x2, x3);
+        case FloatSource::kUint8: return LoadInts<std::uint8_t>(in, n, x0, x1, x2, x3);
+        case FloatSource::kInt16: return LoadInts<std::int16_t>(in, n, x0, x1, x2, x3);
+        case FloatSource::kUint16: return LoadInts<std::uint16_t>(in, n, x0, x1, x2, x3);
+        default: break;
+      }
+    }
     if (!kTakesWideSources<Conv> || c.src <= FloatSource::kBfloat16) {
       *x0 = LoadFloatLanes(c.src, in);
       *x1 = LoadFloatLanes(c.src, in + n);

@@ -119,7 +119,8 @@ struct F32ToNarrow {
 // value beyond max): the exact engine decides those (rare). R3: NaN -> canonical NaN, sign kept.
 template <Rounding R, OutOfRange O>
 struct F32ToF16C {
-  static constexpr bool kWideSources = true;  // float_lanes-inl.h
+  static constexpr bool kWideSources = true;       // float_lanes-inl.h
+  static constexpr bool kInlineIntSources = true;  // (the 8- and 16-bit integers)
   struct Params {};
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding =
