@@ -235,6 +235,23 @@ HWY_INLINE void StoreBlockOf(VU32 r0, VU32 r1, VU32 r2, VU32 r3, unsigned char* 
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), c);
     }
     return;
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // AVX-512: the same packs (within 128-bit lanes), then one vpermd/vpermq into element order
+    // and one 64-byte store per 64 one-byte results, where four DemoteTo (vpmovusdb, 2 uops each
+    // on Zen 4) take four 16-byte stores.
+    if constexpr (kDstSize == 2) {
+      const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+      const __m512i a = _mm512_permutexvar_epi64(order, _mm512_packus_epi32(r0.raw, r1.raw));
+      const __m512i b = _mm512_permutexvar_epi64(order, _mm512_packus_epi32(r2.raw, r3.raw));
+      _mm512_storeu_si512(out, a);
+      _mm512_storeu_si512(out + 64, b);
+    } else {
+      const __m512i a = _mm512_packus_epi32(r0.raw, r1.raw);
+      const __m512i b = _mm512_packus_epi32(r2.raw, r3.raw);
+      const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+      _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, _mm512_packus_epi16(a, b)));
+    }
+    return;
 #elif HWY_TARGET == HWY_SSE4
     // SSE4: the same packs, in order without a permute (one 128-bit lane): 3 packs and one 16-byte
     // store per 16 one-byte results, where four DemoteTo take 8 packs and 4 stores of 4 bytes.
