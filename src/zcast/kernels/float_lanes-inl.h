@@ -88,21 +88,41 @@ HWY_INLINE VF32 RoundToIntegral(VF32 x) {
 // for the IEEE modes, rounding in the run's MXCSR mode (the converter's kFpRounding must be
 // FpRoundingOf(R)), without the overflow fix-up of Highway's ConvertTo/NearestInt (4 more
 // instructions per vector, the gap that put float32 -> uint8 at 0.73-0.83 of the hand-written
-// kernel); nearest-away rounds first (exact) and converts the integral value. Elsewhere (ARM's
+// kernel). Nearest-away is the truncating vcvttps2dq of x + sign(x) * pred(0.5), the sum rounded
+// to nearest-even (the mode of nearest-away runs): a fraction >= 0.5 sums to at least
+// trunc(x) + 1 - 2^-25, which rounds up to trunc(x) + 1 (at 0.5, 1 - 2^-25 is a tie that goes to
+// the even 1.0; higher, the spacing is coarser); a smaller fraction stays below trunc(x) + 1 by
+// more than half the spacing there; |x| >= 2^23 is integral with an ulp >= 1, so the sum rounds
+// back to x (float64-inl.h's RoundF64 makes the same argument). Four instructions where
+// RoundToIntegral's nearest-away took nine: float32 -> uint8 nearest-away on SSE4 ran at half the
+// nearest-even speed. With an addend of exactly 0.5 the unit tests fail (checked). Elsewhere (ARM's
 // FCVTZS is one instruction with its saturation) RoundToIntegral then the truncating ConvertTo;
 // on the emulated targets, whose ConvertTo is a C++ cast per lane (undefined for NaN), the lanes
 // outside [-2^31, 2^31) are made 0 first.
 template <Rounding R>
 HWY_INLINE VI32 RoundToInt32InRange(VF32 x) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
-  const VF32 r = R == Rounding::kNearestAway ? RoundToIntegral<R>(x) : x;
+  if constexpr (R == Rounding::kNearestAway) {
+    const DU32 du;
+    const VF32 h = hn::BitCast(DF32(), hn::Or(hn::And(hn::BitCast(du, x), hn::Set(du, 0x80000000u)),
+                                              hn::Set(du, 0x3EFFFFFFu)));  // +-(0.5 - 2^-25)
+    const VF32 s = hn::Add(x, h);
 #if HWY_TARGET <= HWY_AVX3
-  return VI32{_mm512_cvtps_epi32(r.raw)};
+    return VI32{_mm512_cvttps_epi32(s.raw)};
 #elif HWY_TARGET == HWY_AVX2
-  return VI32{_mm256_cvtps_epi32(r.raw)};
+    return VI32{_mm256_cvttps_epi32(s.raw)};
 #else
-  return VI32{_mm_cvtps_epi32(r.raw)};
+    return VI32{_mm_cvttps_epi32(s.raw)};
 #endif
+  } else {
+#if HWY_TARGET <= HWY_AVX3
+    return VI32{_mm512_cvtps_epi32(x.raw)};
+#elif HWY_TARGET == HWY_AVX2
+    return VI32{_mm256_cvtps_epi32(x.raw)};
+#else
+    return VI32{_mm_cvtps_epi32(x.raw)};
+#endif
+  }
 #elif HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
   const VF32 r = RoundToIntegral<R>(x);
   const auto in = hn::And(hn::Ge(r, hn::Set(DF32(), -0x1p31f)), hn::Lt(r, hn::Set(DF32(), 0x1p31f)));
