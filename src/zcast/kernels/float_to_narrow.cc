@@ -70,7 +70,12 @@ struct F32ToNarrow {
     const VU32 normal = hn::Sub(hn::ShiftRightSame(hn::Add(a, add), p.shift), hn::Set(du, p.rebias));
     VU32 small;
     if constexpr (R == Rounding::kNearestAway) {
-      const VF32 scaled = RoundToIntegral<R>(hn::Mul(x, hn::Set(df, p.sub_scale)));
+      VF32 scaled = RoundToIntegral<R>(hn::Mul(x, hn::Set(df, p.sub_scale)));
+      // Only the lanes below the min normal use `small` (at most 2^M there). The emulated targets
+      // convert with a C++ cast per lane, undefined for NaN and beyond int32, so every other lane
+      // is made 0 first (NaN compares false); the vector targets convert with an instruction.
+      if constexpr (HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR)
+        scaled = hn::IfThenElseZero(hn::Lt(hn::Abs(scaled), hn::Set(df, 0x1p30f)), scaled);
       small = hn::BitCast(du, hn::Abs(hn::ConvertTo(di, scaled)));
     } else {
       const VU32 magic = hn::Set(du, p.magic_bits);
