@@ -377,7 +377,7 @@ struct F64ToF32 {
   }
   // The common case (block-inl.h's FastBlock): the demoted bits as they are, right when every
   // result of the block is finite (below max in the directed modes): the largest magnitude is
-  // checked once per block, where Convert takes 7 operations per vector.
+  // checked once per block, where Convert takes about seven operations per vector.
   static HWY_INLINE VN32 FastConvert(const Params&, VF x, VN32* acc) {
     const DN32 dn;
     if constexpr (R == Rounding::kNearestAway) x = StickyAway(x);

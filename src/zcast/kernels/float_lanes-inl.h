@@ -83,6 +83,20 @@ HWY_INLINE VF32 RoundToIntegral(VF32 x) {
   }
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+// vcvttps2dq (truncating) or vcvtps2dq (the MXCSR mode) at the target's width.
+template <bool kTruncate>
+HWY_INLINE VI32 CvtPsToInt32(VF32 x) {
+#if HWY_TARGET <= HWY_AVX3
+  return VI32{kTruncate ? _mm512_cvttps_epi32(x.raw) : _mm512_cvtps_epi32(x.raw)};
+#elif HWY_TARGET == HWY_AVX2
+  return VI32{kTruncate ? _mm256_cvttps_epi32(x.raw) : _mm256_cvtps_epi32(x.raw)};
+#else
+  return VI32{kTruncate ? _mm_cvttps_epi32(x.raw) : _mm_cvtps_epi32(x.raw)};
+#endif
+}
+#endif
+
 // x rounded to an integer in mode R, as int32, for lanes whose rounded value is within int32's
 // range (other lanes: any value, which the caller declines or replaces). On x86, vcvtps2dq alone
 // for the IEEE modes, rounding in the run's MXCSR mode (the converter's kFpRounding must be
@@ -106,22 +120,9 @@ HWY_INLINE VI32 RoundToInt32InRange(VF32 x) {
     const DU32 du;
     const VF32 h = hn::BitCast(DF32(), hn::Or(hn::And(hn::BitCast(du, x), hn::Set(du, 0x80000000u)),
                                               hn::Set(du, 0x3EFFFFFFu)));  // +-(0.5 - 2^-25)
-    const VF32 s = hn::Add(x, h);
-#if HWY_TARGET <= HWY_AVX3
-    return VI32{_mm512_cvttps_epi32(s.raw)};
-#elif HWY_TARGET == HWY_AVX2
-    return VI32{_mm256_cvttps_epi32(s.raw)};
-#else
-    return VI32{_mm_cvttps_epi32(s.raw)};
-#endif
+    return CvtPsToInt32<true>(hn::Add(x, h));
   } else {
-#if HWY_TARGET <= HWY_AVX3
-    return VI32{_mm512_cvtps_epi32(x.raw)};
-#elif HWY_TARGET == HWY_AVX2
-    return VI32{_mm256_cvtps_epi32(x.raw)};
-#else
-    return VI32{_mm_cvtps_epi32(x.raw)};
-#endif
+    return CvtPsToInt32<false>(x);
   }
 #elif HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
   const VF32 r = RoundToIntegral<R>(x);
