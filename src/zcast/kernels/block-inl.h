@@ -328,15 +328,17 @@ class BlockKernel final : public Kernel {
     Resolver res{reference_.get(), src, dst, ss, ds, block};
     std::size_t i = 0;
     for (; i + block <= n; i += block) {
-      // 1- and 2-byte sources: a software prefetch 2 KiB ahead closed most of the gap to the copy
-      // speed of the hand-written AVX2 kernels with the other core busy (docs/performance.md);
-      // for wider sources it cost 5-25 %. One per 64-byte line of the block: a block of 64
+      // A software prefetch 2 KiB ahead, one per 64-byte line of the block, for every source
+      // size. The hand-written AVX2 kernels had it for 1- and 2-byte sources only (for wider ones
+      // it measured 5-25 % slower then); with these kernels it is the difference between
+      // streaming at the copy speed and well below it: 4- and 8-byte sources on SSE4 went from
+      // 0.23-0.80 to 0.59-1.20 of the ceiling, on AVX2 none is slower and float32 -> float8 went
+      // 0.75 -> 1.12 (bench/compare_builds.py, 3 interleaved rounds; also with both cores busy:
+      // docs/performance-highway.md, stop 12). One per line, not per block: a block of 64
       // float16 (AVX-512) or of 128 bytes (int8 lanes) is two lines, and one prefetch per block
       // left float16 -> uint8 at 0.73 of the ceiling on AVX3_DL against 0.93 on AVX2.
       // Prefetches past the end never fault.
-      if (ss <= 2) {
-        for (std::size_t b = 0; b < block * ss; b += 64) hwy::Prefetch(src + i * ss + b + kPrefetchAhead);
-      }
+      for (std::size_t b = 0; b < block * ss; b += 64) hwy::Prefetch(src + i * ss + b + kPrefetchAhead);
       if constexpr (kHasFastBlock<Family>) {
         if (HWY_LIKELY(Family::FastBlock(c, src + i * ss, dst + i * ds))) continue;
       }

@@ -33,19 +33,44 @@ struct F32ToBf16 {
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding = FpRounding::kNearest;
 
+  // The rounded pattern, sign included (for finite x: NaN patterns may wrap).
+  static HWY_INLINE VU32 Rounded(VU32 bits) {
+    const DU32 du;
+    if constexpr (R == Rounding::kTowardsZero) {
+      return hn::ShiftRight<16>(bits);
+    } else if constexpr (R == Rounding::kNearestEven) {
+      return hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u)))));
+    } else if constexpr (R == Rounding::kNearestAway) {
+      return hn::ShiftRight<16>(hn::Add(bits, hn::Set(du, 0x8000u)));
+    } else {
+      const VU32 neg = hn::BitCast(du, hn::ShiftRight<31>(hn::BitCast(DI32(), bits)));
+      const VU32 add = R == Rounding::kTowardsPositive ? hn::AndNot(neg, hn::Set(du, 0xFFFFu)) : hn::And(neg, hn::Set(du, 0xFFFFu));
+      return hn::ShiftRight<16>(hn::Add(bits, add));
+    }
+  }
+
+  // The common block (FloatLanes::FastBlock): every |x| at most the largest float32 pattern that
+  // rounds to a finite bfloat16 in mode R (the directed modes: either sign), so the rounded
+  // patterns are the answers; one test per block on the inputs (a NaN's pattern may wrap in the
+  // addition, so the results cannot tell). 8 operations per vector where Convert takes 14.
+  static constexpr std::uint32_t kFiniteMax = R == Rounding::kTowardsZero ? 0x7F7FFFFFu
+                                              : (R == Rounding::kNearestEven || R == Rounding::kNearestAway)
+                                                  ? 0x7F7F7FFFu
+                                                  : 0x7F7F0000u;
+  static HWY_INLINE bool FastStore(const Params&, VF32 x0, VF32 x1, VF32 x2, VF32 x3, unsigned char* out) {
+    const DU32 du;
+    const VU32 lim = hn::Set(du, kFiniteMax);
+    const MU32 odd = hn::Or(hn::Or(GtS(AbsBits(x0), lim), GtS(AbsBits(x1), lim)),
+                            hn::Or(GtS(AbsBits(x2), lim), GtS(AbsBits(x3), lim)));
+    StoreBlockOf<2>(Rounded(hn::BitCast(du, x0)), Rounded(hn::BitCast(du, x1)), Rounded(hn::BitCast(du, x2)),
+                    Rounded(hn::BitCast(du, x3)), out);
+    return hn::AllFalse(du, odd);
+  }
+
   static HWY_INLINE VU32 Convert(const Params&, VF32 x, MU32* declined) {
     const DU32 du;
-    const DI32 di;
     const VU32 bits = hn::BitCast(du, x);
-    const VU32 neg = hn::BitCast(du, hn::ShiftRight<31>(hn::BitCast(di, bits)));
-    VU32 add;
-    if constexpr (R == Rounding::kNearestEven)
-      add = hn::Add(hn::Set(du, 0x7FFFu), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u)));
-    else if constexpr (R == Rounding::kNearestAway) add = hn::Set(du, 0x8000u);
-    else if constexpr (R == Rounding::kTowardsZero) add = hn::Zero(du);
-    else if constexpr (R == Rounding::kTowardsPositive) add = hn::AndNot(neg, hn::Set(du, 0xFFFFu));
-    else add = hn::And(neg, hn::Set(du, 0xFFFFu));
-    const VU32 r = hn::ShiftRight<16>(hn::Add(bits, add));
+    const VU32 r = Rounded(bits);
     const MU32 nan = NaNLanes(x);
     const VU32 sign = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 0x8000u));
     const VU32 res = hn::IfThenElse(nan, hn::Or(sign, hn::Set(du, 0x7FC0u)), r);

@@ -6,20 +6,23 @@
 // AVX3_DL), where float16 is F32ToF16C below: the integer path measured 0.65-0.81 of the
 // hand-written F16C kernel there (docs/performance-highway.md).
 //
-// Exactness. From the target's min normal up, the target encoding is the float32 pattern shifted
-// right by 23 - M and rebiased, after adding the rounding increment to the magnitude (as for
-// bfloat16: nearest-even 2^(s-1) - 1 + the lowest kept bit; nearest-away 2^(s-1); towards +-inf
-// 2^s - 1 on the matching sign); the carry may run into the exponent field (the encoding is
-// monotonic in the magnitude), and beyond max is one compare. Below the min normal (zero
-// included) the encoding is x / 2^qmin rounded to an integer in mode R (up to 2^M, the min
-// normal, when it rounds up): in the IEEE modes the hardware does it in one addition,
-// x + sign(x) * 2^(qmin + 23), whose ulp is 2^qmin, rounded in the run's FP mode (fp_env.h), the
-// encoding being the difference of the two bit patterns; nearest-away scales by 2^-qmin (exact)
-// and rounds with RoundToIntegral. Both paths are computed for every lane and blended. The
-// source always has more significand bits than the target and a wider exponent range, so every
-// target value lies on float32's grid. NaN -> canonical NaN, Inf -> Inf, or errors where the
-// target lacks them (R3); fnuz targets have no -0 (R8); clamp gives Inf where the target has it,
-// else max finite (R1, R2).
+// Exactness. One float32 addition rounds every lane, normal or subnormal: with e the exponent
+// of |x| raised to the target's min normal (and capped at 2^(emax + 1)), the "magic" m =
+// e * 2^(23 - M) has an ulp of exactly the target's quantum at |x| (2^(E - M), or the subnormal
+// quantum), and |x| < 2e <= m / 4, so x + sign(x) * m stays in m's binade and the hardware rounds
+// it in the run's IEEE mode (fp_env.h): |sum| - m, as bit patterns, is the rounded magnitude in
+// quanta, q in [2^M, 2^(M+1)] for a normal (the carry into the next binade included) and
+// [0, 2^M] below; the encoding is q + (e - min_normal) >> (23 - M). The grid continues above max,
+// so an encoding beyond max_bits is out of range in that mode; at and above the cap every value
+// is, and the encoding comes out beyond max_bits too (as for NaN and Inf, whose |sum| is
+// 0x7F800000 or more). Nearest-away truncates x + sign(x) * half the quantum at |x| (Encode).
+// The source always has more significand bits than the target and a wider exponent range, so
+// every target value lies on float32's grid. NaN -> canonical NaN, Inf -> Inf, or errors where
+// the target lacks them (R3); fnuz targets have no -0 (R8); clamp gives Inf where the target has
+// it, else max finite (R1, R2). About 12 operations per vector where the earlier formulation
+// (an integer rounding for normals, an addition for subnormals, both blended) took about 20: the
+// SSE4 target's float16 and float8 rows were at 0.22-0.28 of the copy ceiling
+// (docs/performance-highway.md).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/float_to_narrow.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -33,68 +36,87 @@ namespace zcast::internal::HWY_NAMESPACE {
 
 struct NarrowParams {
   int shift;                    // 23 - M: dropped bits of a float32 normal
-  std::uint32_t rebias;         // (127 - bias) << M
-  std::uint32_t min_normal;     // float32 bits of the target's min normal, 2^(1 - bias)
-  std::uint32_t magic_bits;     // float32 bits of 2^(qmin + 23), whose ulp is the target's quantum
-  float sub_scale;              // 2^-qmin: the target's subnormal quantum becomes 1
+  int sign_shift;               // 31 - (E + M): float32's sign bit to the target's
+  std::uint32_t min_normal;     // float32 exponent field of the target's min normal, 2^(1 - bias)
+  std::uint32_t exp_hi;         // float32 exponent field of 2^(emax + 1): at and above it, out of range
+  std::uint32_t min_normal_enc; // min_normal >> shift
+  std::uint32_t half_min;       // float32 bits of 2^(qmin - 1), half the subnormal quantum
   std::uint32_t max_bits;       // encoding of max finite
-  std::uint32_t sign_bit;       // 1 << (E + M)
-  std::uint32_t special_sign;   // sign_bit where NaN/Inf keep their sign (IEEE-like), else 0
+  std::uint32_t special_sign;   // the sign bit where NaN/Inf keep their sign (IEEE-like), else 0
   std::uint32_t nan_bits, inf_bits;
   std::uint32_t nan_bad, inf_bad;  // all ones where the target lacks NaN / Inf (R3: errors)
   std::uint32_t clamp_bits;     // R1: Inf where the target has it, else max finite (R2)
+  std::uint8_t dst_size;        // 1, or 2 for float16
 };
 
 template <Rounding R, OutOfRange O, bool kFnuz>
 struct F32ToNarrow {
-  static constexpr bool kWideSources = true;  // float_lanes-inl.h
+  static constexpr bool kWideSources = true;       // float_lanes-inl.h
+  static constexpr bool kInlineIntSources = true;  // int16 -> float8 was 0.34 of the ceiling on SSE4
   using Params = NarrowParams;
   static constexpr bool kDeclinesNonFinite = false;
-  static constexpr FpRounding kFpRounding = FpRoundingOf(R);
+  // Nearest-away truncates x + sign(x) * half an ulp (Encode).
+  static constexpr FpRounding kFpRounding =
+      R == Rounding::kNearestAway ? FpRounding::kTowardsZero : FpRoundingOf(R);
 
-  static HWY_INLINE VU32 Convert(const Params& p, VF32 x, MU32* declined) {
+  // The encoding of |x| rounded in mode R on the target's grid continued above max (a value
+  // greater than max_bits: out of range, or NaN/Inf: Convert sorts those out; never negative as
+  // int32), and x's sign moved to the target's sign bit.
+  static HWY_INLINE VU32 Encode(const Params& p, VF32 x, VU32* sign) {
     const DF32 df;
     const DU32 du;
     const DI32 di;
-    const VU32 bits = hn::BitCast(du, x);
-    const VU32 a = AbsBits(x);
-    const VU32 neg = hn::BitCast(du, hn::ShiftRight<31>(hn::BitCast(di, bits)));  // all ones if x < 0
-    VU32 add;
-    const std::uint32_t half = 1u << (p.shift - 1);
-    if constexpr (R == Rounding::kNearestEven)
-      add = hn::Add(hn::Set(du, half - 1), hn::And(hn::ShiftRightSame(a, p.shift), hn::Set(du, 1)));
-    else if constexpr (R == Rounding::kNearestAway) add = hn::Set(du, half);
-    else if constexpr (R == Rounding::kTowardsZero) add = hn::Zero(du);
-    else if constexpr (R == Rounding::kTowardsPositive) add = hn::AndNot(neg, hn::Set(du, 2 * half - 1));
-    else add = hn::And(neg, hn::Set(du, 2 * half - 1));
-    const VU32 normal = hn::Sub(hn::ShiftRightSame(hn::Add(a, add), p.shift), hn::Set(du, p.rebias));
-    VU32 small;
+    const VU32 sgn = hn::And(hn::BitCast(du, x), hn::Set(du, 0x80000000u));
     if constexpr (R == Rounding::kNearestAway) {
-      VF32 scaled = RoundToIntegral<R>(hn::Mul(x, hn::Set(df, p.sub_scale)));
-      // Only the lanes below the min normal use `small` (at most 2^M there). The emulated targets
-      // convert with a C++ cast per lane, undefined for NaN and beyond int32, so every other lane
-      // is made 0 first (NaN compares false); the vector targets convert with an instruction.
-      if constexpr (HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR)
-        scaled = hn::IfThenElseZero(hn::Lt(hn::Abs(scaled), hn::Set(df, 0x1p30f)), scaled);
-      small = hn::BitCast(du, hn::Abs(hn::ConvertTo(di, scaled)));
-    } else {
-      const VU32 magic = hn::Set(du, p.magic_bits);
-      const VF32 y = hn::Add(x, hn::BitCast(df, hn::Or(hn::And(bits, hn::Set(du, 0x80000000u)), magic)));
-      small = hn::Sub(AbsBits(y), magic);
+      // Truncating |x| + half an ulp of the target at |x| (2^(E - M - 1), at least half the
+      // quantum) is nearest-away, and truncating the float32 sum first changes nothing: the
+      // target's grid is part of float32's. Crossing into the next binade is right too (the
+      // value was at or above the midpoint below 2^(E + 1)).
+      const VI32 ex = hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u)));
+      const VI32 h = hn::Max(hn::Sub(ex, hn::Set(di, (24 - p.shift) << 23)),
+                             hn::Set(di, static_cast<std::int32_t>(p.half_min)));
+      x = hn::Add(x, hn::BitCast(df, hn::Or(hn::BitCast(du, h), sgn)));
     }
-    const auto is_small = hn::RebindMask(du, hn::Gt(hn::Set(di, static_cast<std::int32_t>(p.min_normal)), hn::BitCast(di, a)));
-    const VU32 enc = hn::IfThenElse(is_small, small, normal);
-    VU32 sign = hn::And(neg, hn::Set(du, p.sign_bit));
-    if constexpr (kFnuz) sign = hn::IfThenZeroElse(hn::Eq(enc, hn::Zero(du)), sign);
-    VU32 res = hn::Or(enc, sign);
-    MU32 out = hn::RebindMask(du, hn::Gt(hn::BitCast(di, enc), hn::Set(di, static_cast<std::int32_t>(p.max_bits))));
+    const VI32 e = hn::Min(hn::Max(hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u))),
+                                   hn::Set(di, static_cast<std::int32_t>(p.min_normal))),
+                           hn::Set(di, static_cast<std::int32_t>(p.exp_hi)));
+    const VU32 magic = hn::Add(hn::BitCast(du, e), hn::Set(du, static_cast<std::uint32_t>(p.shift) << 23));
+    const VF32 sum = hn::Add(x, hn::BitCast(df, hn::Or(magic, sgn)));
+    *sign = hn::ShiftRightSame(sgn, p.sign_shift);
+    const VU32 q = hn::Sub(AbsBits(sum), magic);
+    return hn::Add(q, hn::Sub(hn::ShiftRightSame(hn::BitCast(du, e), p.shift), hn::Set(du, p.min_normal_enc)));
+  }
+  static HWY_INLINE VU32 Signed(VU32 enc, VU32 sign) {
+    if constexpr (kFnuz) sign = hn::IfThenZeroElse(hn::Eq(enc, hn::Zero(DU32())), sign);  // R8: no -0
+    return hn::Or(enc, sign);
+  }
+  static HWY_INLINE MU32 Beyond(const Params& p, VU32 enc) {
+    return hn::RebindMask(DU32(), hn::Gt(hn::BitCast(DI32(), enc), hn::Set(DI32(), static_cast<std::int32_t>(p.max_bits))));
+  }
+
+  // The common block (FloatLanes::FastBlock): every lane finite and in range, so the encodings
+  // are the answers; one test per block.
+  static HWY_INLINE bool FastStore(const Params& p, VF32 x0, VF32 x1, VF32 x2, VF32 x3, unsigned char* out) {
+    VU32 s0, s1, s2, s3;
+    const VU32 e0 = Encode(p, x0, &s0), e1 = Encode(p, x1, &s1), e2 = Encode(p, x2, &s2), e3 = Encode(p, x3, &s3);
+    const MU32 beyond = hn::Or(hn::Or(Beyond(p, e0), Beyond(p, e1)), hn::Or(Beyond(p, e2), Beyond(p, e3)));
+    StoreBlock(p.dst_size, Signed(e0, s0), Signed(e1, s1), Signed(e2, s2), Signed(e3, s3), out);
+    return hn::AllFalse(DU32(), beyond);
+  }
+
+  static HWY_INLINE VU32 Convert(const Params& p, VF32 x, MU32* declined) {
+    const DU32 du;
+    VU32 sign;
+    const VU32 enc = Encode(p, x, &sign);
+    VU32 res = Signed(enc, sign);
+    MU32 out = Beyond(p, enc);
     const MU32 nonfinite = NonFiniteLanes(x);
     MU32 bad = hn::MaskFromVec(hn::Zero(du));
     if (HWY_UNLIKELY(!hn::AllFalse(du, nonfinite))) {
       // R3: NaN -> canonical NaN (IEEE-like keeps the sign), Inf -> Inf; errors where absent.
       out = hn::AndNot(nonfinite, out);
       const MU32 nan = NaNLanes(x);
-      const VU32 special = hn::Or(hn::And(neg, hn::Set(du, p.special_sign)),
+      const VU32 special = hn::Or(hn::And(sign, hn::Set(du, p.special_sign)),
                                   hn::IfThenElse(nan, hn::Set(du, p.nan_bits), hn::Set(du, p.inf_bits)));
       res = hn::IfThenElse(nonfinite, special, res);
       const VU32 lacks = hn::IfThenElse(nan, hn::Set(du, p.nan_bad), hn::Set(du, p.inf_bad));
@@ -207,20 +229,22 @@ struct F32ToF16C {
 
 NarrowParams NarrowFacts(const TypeInfo& d) {
   NarrowParams p;
+  const int emax = static_cast<int>(d.max_biased_exp()) - d.bias;
   p.shift = 23 - d.mant_bits;
-  p.rebias = static_cast<std::uint32_t>(127 - d.bias) << d.mant_bits;
+  p.sign_shift = 31 - d.exp_bits - d.mant_bits;
   p.min_normal = static_cast<std::uint32_t>(128 - d.bias) << 23;
-  p.magic_bits = static_cast<std::uint32_t>(d.min_quantum_exp() + 23 + 127) << 23;
-  p.sub_scale = std::ldexp(1.0f, -d.min_quantum_exp());
+  p.exp_hi = static_cast<std::uint32_t>(emax + 1 + 127) << 23;
+  p.min_normal_enc = p.min_normal >> p.shift;
+  p.half_min = static_cast<std::uint32_t>(d.min_quantum_exp() - 1 + 127) << 23;
   p.max_bits = static_cast<std::uint32_t>((static_cast<std::uint64_t>(d.max_biased_exp()) << d.mant_bits) |
                                           ((1ull << d.mant_bits) - 1));
-  p.sign_bit = static_cast<std::uint32_t>(d.sign_bit());
-  p.special_sign = d.special == Special::Ieee ? p.sign_bit : 0;
+  p.special_sign = d.special == Special::Ieee ? static_cast<std::uint32_t>(d.sign_bit()) : 0;
   p.nan_bits = static_cast<std::uint32_t>(d.canonical_nan());
   p.inf_bits = static_cast<std::uint32_t>(d.positive_inf());
   p.nan_bad = d.has_nan() ? 0u : ~0u;
   p.inf_bad = d.has_inf() ? 0u : ~0u;
   p.clamp_bits = d.has_inf() ? p.inf_bits : p.max_bits;
+  p.dst_size = static_cast<std::uint8_t>(d.size);
   return p;
 }
 

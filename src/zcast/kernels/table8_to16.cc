@@ -2,20 +2,29 @@
 // integers) as a 256-entry table of 32-bit entries, filled by the reference path at bind time
 // (scalar_map and every rule included, so the kernel is exact by construction, as table8.cc's):
 // the low 16 bits are the result, bit 31 marks an entry whose element fails (declined to the
-// reference path, which reports it in index order). The bytes are looked up by the hardware gather
-// (vpgatherdd), on AVX2, AVX3 and AVX3_DL only: the float-lane family's exact conversion
-// (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2 kernels for float8 -> float16
-// and bfloat16 (docs/performance-highway.md), a gather of a 1 KiB table needs no per-type arithmetic. The
-// other targets (no gather instruction, or none measured) keep the float-lane kernels. Integer
-// sources into float16 are left to the float-lane F16C kernel on these targets as well: an
-// integer is exact in float32 in two instructions and vcvtps2ph is one: with those loads inlined
-// (kInlineIntSources) uint8 -> float16 measured 32.6 GB/s in cache against the gather's 18.7
-// (the hand-written kernel: 31.2; streaming, the gather was 0.80 of it).
+// reference path, which reports it in index order).
+//
+// AVX2, AVX3 and AVX3_DL look the bytes up with the hardware gather (vpgatherdd): the float-lane
+// family's exact conversion (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2
+// kernels for float8 -> float16 and bfloat16 (docs/performance-highway.md); a gather of a 1 KiB
+// table needs no per-type arithmetic. Integer sources into float16 are left to the float-lane
+// F16C kernel on these targets: an integer is exact in float32 in two instructions and vcvtps2ph
+// is one: with those loads inlined (kInlineIntSources) uint8 -> float16 measured 32.6 GB/s in
+// cache against the gather's 18.7 (the hand-written kernel: 31.2; streaming, the gather was 0.80
+// of it).
+//
+// SSE4 has no gather and no F16C: there the block is a plain loop of table loads, one load, one
+// store and one OR per element, which the float-lane kernels (a float8 decode and a float16 or
+// bfloat16 encode in integer arithmetic, 4 lanes a vector) were well below: float8_e4m3 ->
+// float16 at 0.24-0.29 of the copy ceiling, uint8 -> float16 at 0.36. The ARM targets keep the
+// float-lane kernels (their speed cannot be measured here: qemu).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8_to16.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
 #include <hwy/highway.h>
+
+#include <cstring>
 
 #include "zcast/kernels/block-inl.h"
 
@@ -23,6 +32,9 @@ HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
 
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define ZCAST_TABLE8_TO16_GATHER 1
+#endif
+#if defined(ZCAST_TABLE8_TO16_GATHER) || HWY_TARGET == HWY_SSE4
 
 struct Table16Plan {
   alignas(64) std::int32_t entry[256];
@@ -38,6 +50,7 @@ struct Table8To16Family {
   static Consts MakeConsts(const Params& p) { return &p; }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DU32()); }
 
+#ifdef ZCAST_TABLE8_TO16_GATHER
   static HWY_INLINE VI32 One(const Table16Plan* t, const unsigned char* in) {
     const DI32 di;
     const hn::Rebind<std::uint8_t, DI32> d8;
@@ -59,11 +72,30 @@ struct Table8To16Family {
     if (HWY_LIKELY(hn::AllFalse(du, hn::Or(hn::Or(m0, m1), hn::Or(m2, m3))))) return kNoFailure;
     return ResolveBlock(du, m0, m1, m2, m3, res);
   }
+#else
+  static HWY_INLINE std::size_t Block(const Consts& t, const unsigned char* in, unsigned char* out,
+                                      const Resolver& res) {
+    constexpr std::size_t kN = kVecs * HWY_LANES(std::uint32_t);  // this target's block (fixed size)
+    std::int32_t any = 0;
+    for (std::size_t j = 0; j < kN; ++j) {
+      const std::int32_t e = t->entry[in[j]];
+      any |= e;
+      const auto v = static_cast<std::uint16_t>(e);
+      std::memcpy(out + 2 * j, &v, 2);
+    }
+    if (HWY_LIKELY(any >= 0)) return kNoFailure;
+    std::uint8_t bits[kN / 8] = {};
+    for (std::size_t j = 0; j < kN; ++j) bits[j / 8] |= static_cast<std::uint8_t>((t->entry[in[j]] < 0) << (j % 8));
+    return res.Lanes(bits, kN, 0);
+  }
+#endif
 };
 
 std::unique_ptr<const Kernel> MakeTable8To16(const Direction& dir) {
   if (Info(dir.src).size != 1 || Info(dir.dst).size != 2) return nullptr;
+#ifdef ZCAST_TABLE8_TO16_GATHER
   if (Info(dir.src).is_int() && dir.dst == DataType::float16) return nullptr;  // F16C: see the top
+#endif
   Table16Plan plan;
   plan.any_fail = false;
   for (int s = 0; s < 256; ++s) {
@@ -72,7 +104,12 @@ std::unique_ptr<const Kernel> MakeTable8To16(const Direction& dir) {
     plan.entry[s] = fails ? std::int32_t{-1} : static_cast<std::int32_t>(r.bits & 0xFFFF);
     plan.any_fail |= fails;
   }
+#ifdef ZCAST_TABLE8_TO16_GATHER
   return Make<Table8To16Family>(dir, plan, "table8-to16-gather");
+#undef ZCAST_TABLE8_TO16_GATHER
+#else
+  return Make<Table8To16Family>(dir, plan, "table8-to16-loads");
+#endif
 }
 
 #else
