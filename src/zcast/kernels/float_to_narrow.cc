@@ -1,10 +1,10 @@
 // float32, float16 and bfloat16 sources -> float16 and the float8/float6/float4 formats (fnuz
-// included; not float8_e8m0fnu: float_to_e8m0.cc), every rounding mode, clamp or unset (R4: wrap
-// acts as unset for float destinations). Integer arithmetic on the float32 bit pattern, the same
-// on every target, float16 included (the hardware's float16 conversion, F16C, has no nearest-away
-// and its overflow behaviour differs per mode), except on x86 targets with F16C (AVX2, AVX3,
-// AVX3_DL), where float16 is F32ToF16C below: the integer path measured 0.65-0.81 of the
-// hand-written F16C kernel there (docs/performance-highway.md).
+// included; not float8_e8m0fnu: float_to_bfloat16.cc), every rounding mode, clamp or unset (R4:
+// wrap acts as unset for float destinations). One float32 addition and integer arithmetic on the
+// bit patterns, the same on every target, float16 included (the hardware's float16 conversion,
+// F16C, has no nearest-away and its overflow behaviour differs per mode), except on x86 targets
+// with F16C (AVX2, AVX3, AVX3_DL), where float16 is F32ToF16C below: the integer path measured
+// 0.65-0.81 of the hand-written F16C kernel there (docs/performance-highway.md).
 //
 // Exactness. One float32 addition rounds every lane, normal or subnormal: with e the exponent
 // of |x| raised to the target's min normal (and capped at 2^(emax + 1)), the "magic" m =
