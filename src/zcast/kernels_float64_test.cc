@@ -21,15 +21,16 @@
 #include "zcast/kernels/families.h"
 #include "zcast/kernels/fp_env.h"
 #include "zcast/kernels/targets.h"
+#include "zcast/kernels_test_util.h"
 
 namespace zcast::internal {
 namespace {
 
-std::uint64_t F64Bits(double f) {
-  std::uint64_t b;
-  std::memcpy(&b, &f, 8);
-  return b;
-}
+using kernel_test::Describe;
+using kernel_test::ExpectKernelMatches;
+using kernel_test::Expected;
+using kernel_test::F64Bits;
+using kernel_test::Reference;
 
 // Boundary values and seeded random bit patterns of a 4- or 8-byte source.
 std::vector<std::uint64_t> Inputs64(DataType src) {
@@ -125,52 +126,6 @@ std::vector<std::uint64_t> Inputs64(DataType src) {
   return v;
 }
 
-std::string Describe(const Direction& dir) {
-  return std::string(DataTypeName(dir.src)) + " -> " + std::string(DataTypeName(dir.dst)) + " " +
-         std::string(RoundingName(dir.rounding)) + " " + std::string(OutOfRangeName(dir.out_of_range)) +
-         (dir.map.empty() ? "" : " with scalar_map");
-}
-
-struct Expected {
-  std::vector<std::uint64_t> bits;
-  std::vector<bool> fails;
-};
-Expected Reference(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
-  Expected e;
-  for (std::uint64_t b : inputs) {
-    CastOutcome r = ConvertScalar(dir, b);
-    e.bits.push_back(r.bits & Info(dir.dst).value_mask());
-    e.fails.push_back(r.error != CastError::kNone);
-  }
-  return e;
-}
-
-// Runs the kernel from each failure on (skipping the failing element), comparing the first failing
-// index and the bytes before it with the reference; buffers shifted by the offsets.
-void ExpectMatches(const Kernel& kernel, const Direction& dir, const std::vector<std::uint64_t>& inputs,
-                   const Expected& want, std::size_t in_off = 0, std::size_t out_off = 0) {
-  const std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size, n = inputs.size();
-  std::vector<unsigned char> in_buf(n * ss + in_off + 1), out_buf(n * ds + out_off + 1, 0xCD);
-  unsigned char* in = in_buf.data() + in_off;
-  unsigned char* out = out_buf.data() + out_off;
-  for (std::size_t i = 0; i < n; ++i) StoreBits(in + i * ss, ss, inputs[i]);
-  for (std::size_t start = 0; start <= n;) {
-    std::size_t expected_fail = start;
-    while (expected_fail < n && !want.fails[expected_fail]) ++expected_fail;
-    std::size_t f = start + kernel.Run(in + start * ss, n - start, out + start * ds);
-    ASSERT_EQ(f, expected_fail) << kernel.name() << ": first failure differs, run from " << start
-                                << ", input 0x" << std::hex << inputs[std::min(std::min(f, expected_fail), n - 1)];
-    for (std::size_t i = start; i < f; ++i) {
-      if (LoadBits(out + i * ds, ds) != want.bits[i]) {
-        ASSERT_EQ(LoadBits(out + i * ds, ds), want.bits[i])
-            << kernel.name() << ", element " << i << ", input 0x" << std::hex << inputs[i];
-      }
-    }
-    ASSERT_EQ(out_buf[n * ds + out_off], 0xCD) << kernel.name() << " wrote past the end";
-    start = f + 1;
-  }
-}
-
 // The pairs the family must take on every target (in every mode and out_of_range).
 struct Pair {
   DataType src, dst;
@@ -200,8 +155,7 @@ const Pair kPairs[] = {
 class Float64Family : public ::testing::TestWithParam<std::int64_t> {
  protected:
   void SetUp() override {
-    if (!IsSupportedSimdTarget(GetParam()))
-      GTEST_SKIP() << "NOT RUN: " << SimdTargetName(GetParam()) << " (CPU lacks it)";
+    ZCAST_SKIP_UNLESS_SUPPORTED(GetParam());
   }
   std::unique_ptr<const Kernel> Select(const Direction& dir) { return SelectFloat64Lanes(dir, GetParam()); }
 };
@@ -217,7 +171,7 @@ TEST_P(Float64Family, EveryPairModeAndRange) {
         auto kernel = Select(dir);
         ASSERT_NE(kernel, nullptr) << "the family does not take this pair";
         EXPECT_STREQ(kernel->name(), p.name);
-        ExpectMatches(*kernel, dir, inputs, Reference(dir, inputs));
+        ExpectKernelMatches(*kernel, dir, inputs, Reference(dir, inputs));
         if (HasFatalFailure()) return;
       }
     }
@@ -240,7 +194,7 @@ TEST_P(Float64Family, WithScalarMap) {
         SCOPED_TRACE(Describe(dir));
         auto kernel = Select(dir);
         ASSERT_NE(kernel, nullptr);
-        ExpectMatches(*kernel, dir, inputs, Reference(dir, inputs));
+        ExpectKernelMatches(*kernel, dir, inputs, Reference(dir, inputs));
         if (HasFatalFailure()) return;
       }
     }
@@ -263,7 +217,7 @@ TEST_P(Float64Family, TailsUnalignedAndDeclinedLanes) {
       Expected want = Reference(dir, in);
       for (std::size_t off : {0, 1, 3}) {
         SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
-        ExpectMatches(*kernel, dir, in, want, off, (off * 5) % 4);
+        ExpectKernelMatches(*kernel, dir, in, want, off, (off * 5) % 4);
         if (HasFatalFailure()) return;
       }
     }
@@ -278,7 +232,7 @@ TEST_P(Float64Family, TailsUnalignedAndDeclinedLanes) {
         if (p.src == DataType::float32) std::fill(in.begin(), in.end(), 0x40400000u);
         in[pos] = special;
         SCOPED_TRACE("special at " + std::to_string(pos));
-        ExpectMatches(*kernel, dir, in, Reference(dir, in));
+        ExpectKernelMatches(*kernel, dir, in, Reference(dir, in));
         if (HasFatalFailure()) return;
       }
     }
@@ -300,7 +254,7 @@ TEST_P(Float64Family, NonDefaultFpEnvironment) {
       auto kernel = Select(dir);
       ASSERT_NE(kernel, nullptr);
       SetFpControlForTest(odd);
-      ExpectMatches(*kernel, dir, inputs, want);
+      ExpectKernelMatches(*kernel, dir, inputs, want);
       const std::uint64_t after = FpControlForTest();
       SetFpControlForTest(saved);
       EXPECT_EQ(after, odd) << "FP environment not restored by " << kernel->name();

@@ -20,9 +20,13 @@
 #include "zcast/kernels.h"
 #include "zcast/kernels/fp_env.h"
 #include "zcast/kernels/targets.h"
+#include "zcast/kernels_test_util.h"
 
 namespace zcast::internal {
 namespace {
+
+using kernel_test::Describe;
+using kernel_test::ExpectKernelMatches;
 
 bool IsFamilyKernel(const char* name) {
   for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "int-lanes-float8-to-float32",
@@ -54,36 +58,6 @@ std::vector<std::uint64_t> RawInputs(DataType src) {
   return v;
 }
 
-// Runs `kernel` from each failure on, comparing the first failing index and every byte before it
-// with the reference loop; `in_off` / `out_off` shift the buffers off their alignment.
-void ExpectMatchesReference(const Kernel& kernel, const Direction& dir, const std::vector<std::uint64_t>& inputs,
-                            std::size_t in_off = 0, std::size_t out_off = 0) {
-  const std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size, n = inputs.size();
-  std::vector<unsigned char> in_buf(n * ss + in_off + 1), out_buf(n * ds + out_off + 1, 0xCD), want(n * ds + 1);
-  unsigned char* in = in_buf.data() + in_off;
-  unsigned char* out = out_buf.data() + out_off;
-  for (std::size_t i = 0; i < n; ++i) StoreBits(in + i * ss, ss, inputs[i]);
-  const auto reference = ReferenceKernel(dir);
-  std::size_t start = 0;
-  while (start <= n) {
-    const std::size_t f = start + kernel.Run(in + start * ss, n - start, out + start * ds);
-    const std::size_t g = start + reference->Run(in + start * ss, n - start, want.data() + start * ds);
-    ASSERT_EQ(f, g) << "first failure, run from " << start << ", kernel " << kernel.name();
-    for (std::size_t i = start; i < f; ++i) {
-      ASSERT_EQ(LoadBits(out + i * ds, ds), LoadBits(want.data() + i * ds, ds))
-          << "element " << i << ", input bits 0x" << std::hex << inputs[i] << ", kernel " << kernel.name();
-    }
-    ASSERT_EQ(out_buf[n * ds + out_off], 0xCD) << "wrote past the end, kernel " << kernel.name();
-    start = f + 1;
-  }
-}
-
-std::string Describe(const Direction& dir) {
-  return std::string(DataTypeName(dir.src)) + " -> " + std::string(DataTypeName(dir.dst)) + " " +
-         std::string(RoundingName(dir.rounding)) + " " + std::string(OutOfRangeName(dir.out_of_range)) +
-         (dir.map.empty() ? "" : " with scalar_map");
-}
-
 // The sources these families take.
 std::vector<DataType> FamilySources() {
   std::vector<DataType> v;
@@ -97,8 +71,7 @@ std::vector<DataType> FamilySources() {
 class IntFamilies : public ::testing::TestWithParam<std::int64_t> {
  protected:
   void SetUp() override {
-    if (!IsSupportedSimdTarget(GetParam()))
-      GTEST_SKIP() << "NOT RUN: " << SimdTargetName(GetParam()) << " (CPU lacks it)";
+    ZCAST_SKIP_UNLESS_SUPPORTED(GetParam());
   }
   std::int64_t target() const { return GetParam(); }
   bool highway() const { return target() != kBaselineTarget; }
@@ -147,7 +120,7 @@ TEST_P(IntFamilies, EveryPairMatchesReference) {
           if (!IsFamilyKernel(kernel->name())) continue;
           ++covered;
           SCOPED_TRACE(Describe(dir));
-          ExpectMatchesReference(*kernel, dir, inputs, covered % 3, covered % 5);
+          ExpectKernelMatches(*kernel, dir, inputs, covered % 3, covered % 5);
           if (HasFatalFailure()) return;
         }
       }
@@ -185,7 +158,7 @@ TEST_P(IntFamilies, TailsAndUnalignedBuffers) {
       for (auto& b : in) b = all[rng() % all.size()];
       for (std::size_t off : {0, 1, 3}) {
         SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
-        ExpectMatchesReference(*kernel, dir, in, off, (off * 5) % 4);
+        ExpectKernelMatches(*kernel, dir, in, off, (off * 5) % 4);
         if (HasFatalFailure()) return;
       }
     }
@@ -220,7 +193,7 @@ TEST_P(IntFamilies, FailingElementInEveryPosition) {
       in[p] = c.bad;
       in[(p * 7 + 3) % kN] = c.bad;
       SCOPED_TRACE("failing element at " + std::to_string(p));
-      ExpectMatchesReference(*kernel, c.dir, in);
+      ExpectKernelMatches(*kernel, c.dir, in);
       if (HasFatalFailure()) return;
     }
   }
@@ -243,7 +216,7 @@ TEST_P(IntFamilies, ScalarMapKeys) {
         if (Info(dst).kind == Kind::Float && oor == OutOfRange::kWrap) continue;
         auto kernel = SelectKernelFor(dir, target());
         SCOPED_TRACE(Describe(dir) + ", kernel " + kernel->name());
-        ExpectMatchesReference(*kernel, dir, inputs, 1, 2);
+        ExpectKernelMatches(*kernel, dir, inputs, 1, 2);
         if (HasFatalFailure()) return;
       }
     }
@@ -269,7 +242,7 @@ TEST_P(IntFamilies, NonDefaultFloatingPointEnvironment) {
     const std::vector<std::uint64_t> inputs = RawInputs(dir.src);
     const std::uint64_t saved = FpControlForTest();
     SetFpControlForTest(odd);
-    ExpectMatchesReference(*kernel, dir, inputs);
+    ExpectKernelMatches(*kernel, dir, inputs);
     const std::uint64_t after = FpControlForTest();
     SetFpControlForTest(saved);
     EXPECT_EQ(after, odd) << "the caller's FP environment was not restored";

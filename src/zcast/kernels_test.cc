@@ -22,20 +22,18 @@
 
 #include "zcast/dtype.h"
 #include "zcast/kernels/fp_env.h"
+#include "zcast/kernels_test_util.h"
 
 namespace zcast::internal {
 namespace {
 
-std::uint32_t F32Bits(float f) {
-  std::uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-std::uint64_t F64Bits(double f) {
-  std::uint64_t b;
-  std::memcpy(&b, &f, 8);
-  return b;
-}
+using kernel_test::Describe;
+using kernel_test::ExpectKernelMatches;
+using kernel_test::Expected;
+using kernel_test::F32Bits;
+using kernel_test::F64Bits;
+using kernel_test::Reference;
+
 
 std::vector<std::uint64_t> Inputs(DataType src) {
   const TypeInfo& s = Info(src);
@@ -100,60 +98,6 @@ std::vector<std::uint64_t> Inputs(DataType src) {
   return v;
 }
 
-std::string Describe(const Direction& dir) {
-  return std::string(DataTypeName(dir.src)) + " -> " + std::string(DataTypeName(dir.dst)) + " " +
-         std::string(RoundingName(dir.rounding)) + " " + std::string(OutOfRangeName(dir.out_of_range)) +
-         (dir.map.empty() ? "" : " with scalar_map");
-}
-
-// The reference: every element through ConvertScalar once.
-struct Expected {
-  std::vector<std::uint64_t> bits;
-  std::vector<bool> fails;
-};
-Expected Reference(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
-  Expected e;
-  e.bits.resize(inputs.size());
-  e.fails.resize(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    CastOutcome r = ConvertScalar(dir, inputs[i]);
-    e.bits[i] = r.bits & Info(dir.dst).value_mask();
-    e.fails[i] = r.error != CastError::kNone;
-  }
-  return e;
-}
-
-// Runs `kernel` over `inputs` from each failure on (skipping the failing element), comparing the
-// first failing index and the bytes before it with the reference. `in_offset` / `out_offset`
-// shift both buffers off their natural alignment.
-void ExpectKernelMatches(const Kernel& kernel, const Direction& dir,
-                         const std::vector<std::uint64_t>& inputs, const Expected& want,
-                         std::size_t in_offset = 0, std::size_t out_offset = 0) {
-  const std::size_t ss = Info(dir.src).size, ds = Info(dir.dst).size, n = inputs.size();
-  std::vector<unsigned char> in_buf(n * ss + in_offset + 1), out_buf(n * ds + out_offset + 1, 0xCD);
-  unsigned char* in = in_buf.data() + in_offset;
-  unsigned char* out = out_buf.data() + out_offset;
-  for (std::size_t i = 0; i < n; ++i) StoreBits(in + i * ss, ss, inputs[i]);
-  std::size_t start = 0;
-  while (start <= n) {
-    std::size_t expected_fail = start;
-    while (expected_fail < n && !want.fails[expected_fail]) ++expected_fail;
-    std::size_t f = start + kernel.Run(in + start * ss, n - start, out + start * ds);
-    ASSERT_EQ(f, expected_fail) << "kernel " << kernel.name() << ": first failure differs, run from "
-                                << start << ", input bits 0x" << std::hex
-                                << inputs[std::min(std::min(f, expected_fail), n - 1)];
-    for (std::size_t i = start; i < f; ++i) {
-      if (LoadBits(out + i * ds, ds) != want.bits[i]) {
-        ASSERT_EQ(LoadBits(out + i * ds, ds), want.bits[i])
-            << "kernel " << kernel.name() << ", element " << i << ", input bits 0x" << std::hex
-            << inputs[i];
-      }
-    }
-    ASSERT_EQ(out_buf[n * ds + out_offset], 0xCD) << "kernel " << kernel.name() << " wrote past the end";
-    start = f + 1;
-  }
-}
-
 // The target's kernel for `dir` against the reference. Where a SIMD target has no kernel of its
 // own for `dir`, SelectKernelFor gives the baseline kernel, which the baseline instance of the same
 // test checks: it is not checked again once per target.
@@ -165,11 +109,6 @@ void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs, 
   SCOPED_TRACE(std::string("target ") + SimdTargetName(target) + ", kernel " + kernel->name());
   ExpectKernelMatches(*kernel, dir, inputs, want);
 }
-
-// A compiled target the CPU lacks is reported by name, never counted as passed.
-#define ZCAST_SKIP_UNLESS_SUPPORTED(target)                                                   \
-  if (!IsSupportedSimdTarget(target))                                                         \
-    GTEST_SKIP() << "NOT RUN: " << SimdTargetName(target) << " (CPU lacks it)"
 
 std::string TargetParamName(std::int64_t target) { return SimdTargetName(target); }
 
@@ -481,6 +420,12 @@ TEST_P(FloatLanesChosen, ForEveryModeAndSetting) {
       {DataType::float32, DataType::float4_e2m1fn, "float-lanes-to-narrow-float"},
       {DataType::float16, DataType::float8_e4m3fnuz, "float-lanes-to-narrow-float"},
       {DataType::bfloat16, DataType::float6_e3m2fn, "float-lanes-to-narrow-float"},
+      // The integer sources of 16 and 32 bits have a common block of their own (IntSourceLanes).
+      {DataType::int16, DataType::float8_e4m3, "float-lanes-int-to-narrow-float"},
+      {DataType::uint16, DataType::float6_e2m3fn, "float-lanes-int-to-narrow-float"},
+      {DataType::int16, DataType::float16, "float-lanes-int-to-narrow-float"},
+      {DataType::int32, DataType::float16, "float-lanes-int-to-narrow-float"},
+      {DataType::int32, DataType::float8_e5m2fnuz, "float-lanes-int-to-narrow-float"},
       {DataType::float32, DataType::bfloat16, "float-lanes-to-bfloat16"},
       {DataType::float16, DataType::bfloat16, "float-lanes-to-bfloat16"},
       {DataType::float32, DataType::float8_e8m0fnu, "float-lanes-to-e8m0"},
@@ -492,8 +437,8 @@ TEST_P(FloatLanesChosen, ForEveryModeAndSetting) {
         Direction dir{w.s, w.d, static_cast<Rounding>(r), oor, {}};
         // x86 targets with F16C convert to float16 with it (float_to_narrow.cc).
         const bool f16c = w.d == DataType::float16 && SimdTargetIncludesAvx2(GetParam());
-        EXPECT_STREQ(SelectKernelFor(dir, GetParam())->name(), f16c ? "float-lanes-to-float16-f16c" : w.name)
-            << Describe(dir);
+        const char* f16c_name = Info(w.s).is_int() ? "float-lanes-int-to-float16-f16c" : "float-lanes-to-float16-f16c";
+        EXPECT_STREQ(SelectKernelFor(dir, GetParam())->name(), f16c ? f16c_name : w.name) << Describe(dir);
       }
     }
   }

@@ -20,6 +20,12 @@
 // across the stores, GCC spilled them to the stack every block, and the stack stores queued
 // behind the streaming ones cost 15-35 % of the hand-written kernels' streaming speed (float16 ->
 // uint8: 15.7 against 23 GB/s with the same in-cache speed; docs/performance-highway.md).
+// Instead of FastBlock a family may provide FastRun(consts, in, out, blocks) -> the number of
+// whole blocks it converted, from the first, stopping at the first block FastBlock would refuse
+// (which it may have written partly: Block then runs it), prefetch included. Its loop keeps the
+// constants in registers: with one FastBlock call per block, GCC read the family's parameters
+// from the stack and set its vector constants again in every block (stores through unsigned
+// char* may alias them), about a sixth of a block's instructions on SSE4.
 //
 // Highway's -inl.h pattern: the per-target part is compiled once per target (foreach_target.h);
 // the plain-data part (VectorMap, BuildMap) once, under a normal include guard.
@@ -304,6 +310,16 @@ inline constexpr bool kHasFastBlock = requires(const typename Family::Consts& c,
                                                unsigned char* out) {
   { Family::FastBlock(c, in, out) } -> std::same_as<bool>;
 };
+template <class Family>
+inline constexpr bool kHasFastRun = requires(const typename Family::Consts& c, const unsigned char* in,
+                                             unsigned char* out, std::size_t blocks) {
+  { Family::FastRun(c, in, out, blocks) } -> std::same_as<std::size_t>;
+};
+// The software prefetch of a block (see BlockKernel::Run), for FastRun loops.
+inline constexpr std::size_t kPrefetchAhead = 2048;
+HWY_INLINE void PrefetchBlock(const unsigned char* in, std::size_t bytes) {
+  for (std::size_t b = 0; b < bytes; b += 64) hwy::Prefetch(in + b + kPrefetchAhead);
+}
 
 // Source and destination element sizes are run-time values (Family::SrcSize(params),
 // DstSize(params)): a family serves several of each with one instantiation, and picks its loader
@@ -311,7 +327,6 @@ inline constexpr bool kHasFastBlock = requires(const typename Family::Consts& c,
 // made one translation unit take over 12 minutes and 3 GB to compile.
 template <class Family>
 class BlockKernel final : public Kernel {
-  static constexpr std::size_t kPrefetchAhead = 2048;
   static constexpr std::size_t kMaxSize = 8;  // bytes per element, at most
 
  public:
@@ -328,6 +343,10 @@ class BlockKernel final : public Kernel {
     Resolver res{reference_.get(), src, dst, ss, ds, block};
     std::size_t i = 0;
     for (; i + block <= n; i += block) {
+      if constexpr (kHasFastRun<Family>) {
+        i += block * Family::FastRun(c, src + i * ss, dst + i * ds, (n - i) / block);
+        if (i + block > n) break;
+      }
       // A software prefetch 2 KiB ahead, one per 64-byte line of the block, for every source
       // size. The hand-written AVX2 kernels had it for 1- and 2-byte sources only (for wider ones
       // it measured 5-25 % slower then); with these kernels it is the difference between
@@ -338,8 +357,8 @@ class BlockKernel final : public Kernel {
       // float16 (AVX-512) or of 128 bytes (int8 lanes) is two lines, and one prefetch per block
       // left float16 -> uint8 at 0.73 of the ceiling on AVX3_DL against 0.93 on AVX2.
       // Prefetches past the end never fault.
-      for (std::size_t b = 0; b < block * ss; b += 64) hwy::Prefetch(src + i * ss + b + kPrefetchAhead);
-      if constexpr (kHasFastBlock<Family>) {
+      PrefetchBlock(src + i * ss, block * ss);
+      if constexpr (kHasFastBlock<Family> && !kHasFastRun<Family>) {
         if (HWY_LIKELY(Family::FastBlock(c, src + i * ss, dst + i * ds))) continue;
       }
       res.src = src + i * ss;
@@ -371,7 +390,7 @@ class BlockKernel final : public Kernel {
   }
   static HWY_INLINE std::size_t FullBlock(const typename Family::Consts& c, const unsigned char* in,
                                           unsigned char* out, const Resolver& res) {
-    if constexpr (kHasFastBlock<Family>) return FullBlockOutOfLine(c, in, out, res);
+    if constexpr (kHasFastBlock<Family> || kHasFastRun<Family>) return FullBlockOutOfLine(c, in, out, res);
     else return Family::Block(c, in, out, res);
   }
 

@@ -24,14 +24,25 @@ struct LoadF32 {
   }
 };
 
-// float16 -> float32, exactly (subnormals included: DAZ is off during a run). F16C on AVX2 and
-// better, the hardware conversion on ARM; elsewhere integer bit manipulation, because Highway
-// 1.0.3's portable PromoteTo (SSE4, EMU128) turns Inf and NaN into finite values.
+// 1 where this target converts float16 -> float32 in hardware: F16C on x86 AVX2 and better (the
+// Highway targets from AVX2 up all have it), and every aarch64 target. Per target: this part of
+// the file is compiled once per target (foreach_target.h), HWY_TARGET differing each time.
+#undef ZCAST_KERNELS_HW_F16_TO_F32
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM
+#define ZCAST_KERNELS_HW_F16_TO_F32 1
+#else
+#define ZCAST_KERNELS_HW_F16_TO_F32 0
+#endif
+
+// float16 -> float32, exactly (subnormals included: DAZ is off during a run). The hardware's
+// conversion where there is one (ZCAST_KERNELS_HW_F16_TO_F32); elsewhere integer bit
+// manipulation, because Highway 1.0.3's portable PromoteTo (SSE4, EMU128) turns Inf and NaN into
+// finite values.
 struct LoadF16 {
   static constexpr std::size_t kSize = 2;
   static HWY_INLINE VF32 Load(const unsigned char* p) {
     const DF32 df;
-#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM
+#if ZCAST_KERNELS_HW_F16_TO_F32
     const hn::Rebind<hwy::float16_t, DF32> dh;
     return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
 #else
@@ -50,7 +61,7 @@ struct LoadF16 {
   }
 };
 
-#if !((HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM)
+#if !ZCAST_KERNELS_HW_F16_TO_F32
 // float16 -> float32 for the common block (FloatLanes::FastBlock) where LoadF16 is integer bit
 // work: the same scaling by 2^112 in three operations, float16's sign landing in float32's by the
 // sign-extending load, but without LoadF16's fix-up of exponent 31, so Inf and NaN come out as
@@ -198,6 +209,22 @@ struct LoadI32Odd {
   }
 };
 
+// int32 -> float32 for the common block of IntSourceLanes (below): the value clamped to
+// [-2^24, 2^24], exact in float32. A lane within that range keeps its value. A lane beyond it
+// becomes +-2^24, which is out of range in every mode for the converters that take this path:
+// every finite value of their destinations is below 2^16. So that block fails the converter's
+// test and is redone by the full block, whose LoadI32Odd is exact. This loader takes three
+// operations, LoadI32Odd about twelve: int32 -> float16 on SSE4 was at 0.49 of the copy ceiling
+// (docs/performance-highway.md).
+struct LoadI32Clamped {
+  static constexpr std::size_t kSize = 4;
+  static HWY_INLINE VF32 Load(const unsigned char* p) {
+    const DI32 di;
+    const VI32 v = hn::LoadU(di, reinterpret_cast<const std::int32_t*>(p));
+    return hn::ConvertTo(DF32(), hn::Min(hn::Max(v, hn::Set(di, -(1 << 24))), hn::Set(di, 1 << 24)));
+  }
+};
+
 // The source of a float-lane kernel, chosen per block (see BlockKernel). After kBfloat16, the
 // "wide" sources, taken only by the converters to float16, bfloat16, float8/6/4 and e8m0
 // (kWideSources; the others have families of their own for them): integers of at most 16 bits and
@@ -261,14 +288,14 @@ inline HWY_NOINLINE void LoadWideBlock(FloatSource src, const Float8Consts& f8, 
   *x3 = LoadWideLanes(src, f8, in + 3 * n);
 }
 
-// Converters that take the wide sources declare kWideSources = true; those that also declare
-// kInlineIntSources = true load the 8- and 16-bit integers inline rather than through
-// LoadWideBlock (a converter so cheap that the call and the vectors it passes through memory
-// would be half its time: F32ToF16C; the others keep the build time down).
+// Converters that take the wide sources declare kWideSources = true. Those that also declare
+// kIntSourceLanes = true get the integer sources of 8 to 32 bits as a family of their own
+// (IntSourceLanes, below); they must be converters to a format whose finite values are all below
+// 2^16 in magnitude (float16, float8/6/4).
 template <class Conv>
 inline constexpr bool kTakesWideSources = requires { requires Conv::kWideSources; };
 template <class Conv>
-inline constexpr bool kInlinesIntSources = requires { requires Conv::kInlineIntSources; };
+inline constexpr bool kTakesIntSourceLanes = requires { requires Conv::kIntSourceLanes; };
 
 // Converters may store a common block themselves (FastStore(params, x0..x3, out) -> bool, as
 // FloatLanes::FastBlock: true when no lane is declined), where their results are narrower than
@@ -276,6 +303,12 @@ inline constexpr bool kInlinesIntSources = requires { requires Conv::kInlineIntS
 template <class Conv>
 inline constexpr bool kHasFastStore = requires(const typename Conv::Params& p, VF32 x, unsigned char* out) {
   { Conv::FastStore(p, x, x, x, x, out) } -> std::same_as<bool>;
+};
+// ... and one for lanes known to hold integers (FastStoreIntegral, same contract), used by
+// IntSourceLanes.
+template <class Conv>
+inline constexpr bool kHasFastStoreIntegral = requires(const typename Conv::Params& p, VF32 x, unsigned char* out) {
+  { Conv::FastStoreIntegral(p, x, x, x, x, out) } -> std::same_as<bool>;
 };
 
 // Four vectors of float32 lanes per block: load, convert (Conv: Params, kDeclinesNonFinite,
@@ -310,24 +343,8 @@ struct FloatLanes {
   }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DF32()); }
 
-  template <typename T>
-  static HWY_INLINE void LoadInts(const unsigned char* in, std::size_t n, VF32* x0, VF32* x1, VF32* x2, VF32* x3) {
-    *x0 = LoadIntAsF32<T>::Load(in);
-    *x1 = LoadIntAsF32<T>::Load(in + n);
-    *x2 = LoadIntAsF32<T>::Load(in + 2 * n);
-    *x3 = LoadIntAsF32<T>::Load(in + 3 * n);
-  }
   static HWY_INLINE void Load(const Consts& c, const unsigned char* in, VF32* x0, VF32* x1, VF32* x2, VF32* x3) {
     const std::size_t n = hn::Lanes(DU32()) * FloatSourceSize(c.src);
-    if constexpr (kInlinesIntSources<Conv>) {
-      switch (c.src) {
-        case FloatSource::kInt8: return LoadInts<std::int8_t>(in, n, x0, x1, x2, x3);
-        case FloatSource::kUint8: return LoadInts<std::uint8_t>(in, n, x0, x1, x2, x3);
-        case FloatSource::kInt16: return LoadInts<std::int16_t>(in, n, x0, x1, x2, x3);
-        case FloatSource::kUint16: return LoadInts<std::uint16_t>(in, n, x0, x1, x2, x3);
-        default: break;
-      }
-    }
     if (!kTakesWideSources<Conv> || c.src <= FloatSource::kBfloat16) {
       *x0 = LoadFloatLanes(c.src, in);
       *x1 = LoadFloatLanes(c.src, in + n);
@@ -344,7 +361,7 @@ struct FloatLanes {
     const DU32 du;
     VF32 x0, x1, x2, x3;
     MU32 special = hn::MaskFromVec(hn::Zero(du));
-#if !((HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM)
+#if !ZCAST_KERNELS_HW_F16_TO_F32
     if (c.src == FloatSource::kFloat16) {
       const std::size_t n = hn::Lanes(du) * 2;
       x0 = LoadF16Finite(in), x1 = LoadF16Finite(in + n), x2 = LoadF16Finite(in + 2 * n), x3 = LoadF16Finite(in + 3 * n);
@@ -387,6 +404,52 @@ struct FloatLanes {
   }
 };
 
+// The integer sources of 8 to 32 bits of a converter with kIntSourceLanes: FloatLanes but for
+// the common blocks, which a loop of their own runs (FastRun, block-inl.h) per source, the lanes
+// loaded inline (int32 clamped: LoadI32Clamped) and stored by the converter's FastStoreIntegral
+// (or FastStore). Through FloatLanes' common block, shared with the float sources and
+// LoadWideBlock's call, the lanes went through the stack and the constants were set again per
+// block: int16 -> float8_e4m3 on SSE4 was at 0.40 of the copy ceiling. Other blocks (a lane
+// declined or out of range, a scalar_map that may apply) are FloatLanes' full block, exact as
+// for every source.
+template <class Conv>
+struct IntSourceLanes : FloatLanes<Conv> {
+  using Base = FloatLanes<Conv>;
+  using typename Base::Consts;
+  template <class Loader>
+  static HWY_INLINE std::size_t RunOf(const typename Conv::Params& conv, const unsigned char* in,
+                                      unsigned char* out, std::size_t blocks, std::size_t dst_size) {
+    const std::size_t n = hn::Lanes(DU32()) * Loader::kSize;
+    const std::size_t in_step = 4 * n, out_step = Base::BlockElems() * dst_size;
+    for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
+      PrefetchBlock(in, in_step);
+      const VF32 x0 = Loader::Load(in), x1 = Loader::Load(in + n), x2 = Loader::Load(in + 2 * n),
+                 x3 = Loader::Load(in + 3 * n);
+      bool ok;
+      if constexpr (kHasFastStoreIntegral<Conv>) ok = Conv::FastStoreIntegral(conv, x0, x1, x2, x3, out);
+      else ok = Conv::FastStore(conv, x0, x1, x2, x3, out);
+      if (HWY_UNLIKELY(!ok)) return b;
+    }
+    return blocks;
+  }
+  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
+                                        std::size_t blocks) {
+    if (c.map != nullptr && c.map_always) return 0;
+    const typename Conv::Params conv = c.conv;  // a local: the stores cannot alias it
+    switch (c.src) {
+      case FloatSource::kInt8: return RunOf<LoadIntAsF32<std::int8_t>>(conv, in, out, blocks, c.dst_size);
+      case FloatSource::kUint8: return RunOf<LoadIntAsF32<std::uint8_t>>(conv, in, out, blocks, c.dst_size);
+      case FloatSource::kInt16: return RunOf<LoadIntAsF32<std::int16_t>>(conv, in, out, blocks, c.dst_size);
+      case FloatSource::kUint16: return RunOf<LoadIntAsF32<std::uint16_t>>(conv, in, out, blocks, c.dst_size);
+      default: return RunOf<LoadI32Clamped>(conv, in, out, blocks, c.dst_size);  // kInt32Odd (IsIntSourceLane)
+    }
+  }
+};
+constexpr bool IsIntSourceLane(FloatSource s) {
+  return s == FloatSource::kInt8 || s == FloatSource::kUint8 || s == FloatSource::kInt16 ||
+         s == FloatSource::kUint16 || s == FloatSource::kInt32Odd;
+}
+
 // The float-lane source of `dir.src`, if it is one (the wide ones only if `wide`).
 inline bool FloatSourceOf(const Direction& dir, bool wide, FloatSource* out) {
   switch (dir.src) {
@@ -419,13 +482,20 @@ inline bool FloatSourceOf(const Direction& dir, bool wide, FloatSource* out) {
 
 // A float-lane kernel for `dir` with converter Conv: nullptr when the source is not a float-lane
 // type or the scalar_map cannot go in the vector.
+// `int_name` names the kernel of the integer sources of a converter with kIntSourceLanes.
 template <class Conv>
 std::unique_ptr<const Kernel> MakeFloatLanes(const Direction& dir, const typename Conv::Params& conv,
-                                             const char* name) {
+                                             const char* name, const char* int_name = nullptr) {
   typename FloatLanes<Conv>::Params p{conv, {}, FloatSource::kFloat32,
                                       static_cast<std::uint8_t>(Info(dir.dst).size), {}};
   if (!FloatSourceOf(dir, kTakesWideSources<Conv>, &p.src)) return nullptr;
   if (Info(dir.src).kind == Kind::Float && Info(dir.src).size == 1) p.f8 = Float8ConstsOf(Info(dir.src));
+  if constexpr (kTakesIntSourceLanes<Conv>) {
+    static_assert(kHasFastStore<Conv>);
+    if (IsIntSourceLane(p.src)) {
+      return MakeWithMap<IntSourceLanes<Conv>>(dir, p, int_name != nullptr ? int_name : name, KeyRep::kFloat32Bits);
+    }
+  }
   return MakeWithMap<FloatLanes<Conv>>(dir, p, name, KeyRep::kFloat32Bits);
 }
 

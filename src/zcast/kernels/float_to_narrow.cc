@@ -22,7 +22,9 @@
 // it, else max finite (R1, R2). About 12 operations per vector where the earlier formulation
 // (an integer rounding for normals, an addition for subnormals, both blended) took about 20: the
 // SSE4 target's float16 and float8 rows were at 0.22-0.28 of the copy ceiling
-// (docs/performance-highway.md).
+// (docs/performance-highway.md). The integer sources of 8 to 32 bits have a loop of their own for
+// the common blocks (IntSourceLanes, float_lanes-inl.h), whose lanes are integers: no subnormal
+// result, so FastStoreIntegral rounds by integer addition alone, in any mode.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/float_to_narrow.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -52,7 +54,7 @@ struct NarrowParams {
 template <Rounding R, OutOfRange O, bool kFnuz>
 struct F32ToNarrow {
   static constexpr bool kWideSources = true;       // float_lanes-inl.h
-  static constexpr bool kInlineIntSources = true;  // int16 -> float8 was 0.34 of the ceiling on SSE4
+  static constexpr bool kIntSourceLanes = true;  // (float_lanes-inl.h; FastStoreIntegral)
   using Params = NarrowParams;
   static constexpr bool kDeclinesNonFinite = false;
   // Nearest-away truncates x + sign(x) * half an ulp (Encode).
@@ -104,6 +106,49 @@ struct F32ToNarrow {
     return hn::AllFalse(DU32(), beyond);
   }
 
+  // The common block of the integer sources (IntSourceLanes): every lane an integer of magnitude
+  // at most 2^24, so 0 or at least 1, which is at or above every target's min normal (the largest
+  // is 1: float6_e2m3fn, float4_e2m1fn). No lane is subnormal in the target, so the rounding is
+  // the integer one on the float32 bits: add the mode's increment below the kept bits (nearest-
+  // even: half an ulp less one, plus the kept lowest bit; nearest-away: half; towards the
+  // magnitude's +Inf: an ulp less one), then drop them. The same addition moves the exponent from
+  // float32's bias to the target's (rebias, a multiple of 2^23, leaves the bits below alone), and
+  // a carry out of the significand is the next binade: past max, an encoding beyond max_bits, as
+  // in Encode. Zero comes out negative, which the saturating packs store as 0 (StoreBlock). About
+  // 10 operations a vector where Encode, Signed and Beyond take 16.
+  static HWY_INLINE VU32 EncodeIntegral(const Params& p, VF32 x, VI32 add, VI32 up, VI32 max_bits, MI32* beyond) {
+    const DU32 du;
+    const DI32 di;
+    const VU32 bits = hn::BitCast(du, x);
+    VI32 r = hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFFFFFFu)));
+    if constexpr (R == Rounding::kNearestEven) {
+      r = hn::Add(r, hn::BitCast(di, hn::And(hn::ShiftRightSame(hn::BitCast(du, r), p.shift), hn::Set(du, 1u))));
+    } else if constexpr (R == Rounding::kTowardsPositive) {
+      r = hn::Add(r, hn::AndNot(hn::ShiftRight<31>(hn::BitCast(di, bits)), up));
+    } else if constexpr (R == Rounding::kTowardsNegative) {
+      r = hn::Add(r, hn::And(hn::ShiftRight<31>(hn::BitCast(di, bits)), up));
+    }
+    const VI32 enc = hn::ShiftRightSame(hn::Add(r, add), p.shift);  // arithmetic: zero stays negative
+    *beyond = hn::Gt(enc, max_bits);
+    return hn::Or(hn::BitCast(du, enc), hn::ShiftRightSame(hn::And(bits, hn::Set(du, 0x80000000u)), p.sign_shift));
+  }
+  static HWY_INLINE bool FastStoreIntegral(const Params& p, VF32 x0, VF32 x1, VF32 x2, VF32 x3, unsigned char* out) {
+    const DI32 di;
+    const std::uint32_t rebias = p.min_normal - (1u << 23);  // float32's exponent field at the target's min normal, less 1
+    const std::uint32_t half = 1u << (p.shift - 1);
+    const std::uint32_t add = R == Rounding::kNearestEven  ? half - 1 - rebias
+                              : R == Rounding::kNearestAway ? half - rebias
+                                                            : 0u - rebias;
+    const VI32 k = hn::Set(di, static_cast<std::int32_t>(add));
+    const VI32 up = hn::Set(di, static_cast<std::int32_t>((1u << p.shift) - 1));
+    const VI32 max_bits = hn::Set(di, static_cast<std::int32_t>(p.max_bits));
+    MI32 b0, b1, b2, b3;
+    const VU32 e0 = EncodeIntegral(p, x0, k, up, max_bits, &b0), e1 = EncodeIntegral(p, x1, k, up, max_bits, &b1),
+               e2 = EncodeIntegral(p, x2, k, up, max_bits, &b2), e3 = EncodeIntegral(p, x3, k, up, max_bits, &b3);
+    StoreBlock(p.dst_size, e0, e1, e2, e3, out);
+    return hn::AllFalse(di, hn::Or(hn::Or(b0, b1), hn::Or(b2, b3)));
+  }
+
   static HWY_INLINE VU32 Convert(const Params& p, VF32 x, MU32* declined) {
     const DU32 du;
     VU32 sign;
@@ -147,7 +192,7 @@ struct F32ToNarrow {
 template <Rounding R, OutOfRange O>
 struct F32ToF16C {
   static constexpr bool kWideSources = true;       // float_lanes-inl.h
-  static constexpr bool kInlineIntSources = true;  // (the 8- and 16-bit integers)
+  static constexpr bool kIntSourceLanes = true;   // (float_lanes-inl.h; F16C is exact on integers too)
   struct Params {};
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding =
@@ -256,7 +301,7 @@ std::unique_ptr<const Kernel> MakeFloatToNarrow(const Direction& dir) {
   if (dir.dst == DataType::float16) {
     return WithRounding(dir.rounding, [&]<Rounding R>() {
       return WithFloatOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
-        return MakeFloatLanes<F32ToF16C<R, O>>(dir, {}, "float-lanes-to-float16-f16c");
+        return MakeFloatLanes<F32ToF16C<R, O>>(dir, {}, "float-lanes-to-float16-f16c", "float-lanes-int-to-float16-f16c");
       });
     });
   }
@@ -265,8 +310,10 @@ std::unique_ptr<const Kernel> MakeFloatToNarrow(const Direction& dir) {
   const NarrowParams p = NarrowFacts(d);
   return WithRounding(dir.rounding, [&]<Rounding R>() {
     return WithFloatOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
-      if (d.special == Special::Fnuz) return MakeFloatLanes<F32ToNarrow<R, O, true>>(dir, p, "float-lanes-to-narrow-float");
-      return MakeFloatLanes<F32ToNarrow<R, O, false>>(dir, p, "float-lanes-to-narrow-float");
+      constexpr const char* kName = "float-lanes-to-narrow-float";
+      constexpr const char* kIntName = "float-lanes-int-to-narrow-float";
+      if (d.special == Special::Fnuz) return MakeFloatLanes<F32ToNarrow<R, O, true>>(dir, p, kName, kIntName);
+      return MakeFloatLanes<F32ToNarrow<R, O, false>>(dir, p, kName, kIntName);
     });
   });
 }

@@ -9,7 +9,7 @@
 // kernels for float8 -> float16 and bfloat16 (docs/performance-highway.md); a gather of a 1 KiB
 // table needs no per-type arithmetic. Integer sources into float16 are left to the float-lane
 // F16C kernel on these targets: an integer is exact in float32 in two instructions and vcvtps2ph
-// is one: with those loads inlined (kInlineIntSources) uint8 -> float16 measured 32.6 GB/s in
+// is one: with those loads inlined (IntSourceLanes, float_lanes-inl.h) uint8 -> float16 measured 32.6 GB/s in
 // cache against the gather's 18.7 (the hand-written kernel: 31.2; streaming, the gather was 0.80
 // of it).
 //
