@@ -291,7 +291,8 @@ inline HWY_NOINLINE void LoadWideBlock(FloatSource src, const Float8Consts& f8, 
 // Converters that take the wide sources declare kWideSources = true. Those that also declare
 // kIntSourceLanes = true get the integer sources of 8 to 32 bits as a family of their own
 // (IntSourceLanes, below); they must be converters to a format whose finite values are all below
-// 2^16 in magnitude (float16, float8/6/4).
+// 2^16 in magnitude (float16, float8/6/4), and name as IntStore a converter type with the same
+// Params whose FastStoreIntegral or FastStore is theirs and depends on the rounding mode alone.
 template <class Conv>
 inline constexpr bool kTakesWideSources = requires { requires Conv::kWideSources; };
 template <class Conv>
@@ -382,8 +383,10 @@ struct FloatLanes {
     return hn::AllFalse(du, hn::Or(special, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3))));
   }
 
-  static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
-                                      const Resolver& res) {
+  // Out of line: the rare path (FastBlock takes the common blocks), shared by FloatLanes' and
+  // IntSourceLanes' kernels of one converter.
+  static HWY_NOINLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
+                                        const Resolver& res) {
     const DU32 du;
     VF32 x0, x1, x2, x3;
     Load(c, in, &x0, &x1, &x2, &x3);
@@ -404,45 +407,52 @@ struct FloatLanes {
   }
 };
 
-// The integer sources of 8 to 32 bits of a converter with kIntSourceLanes: FloatLanes but for
-// the common blocks, which a loop of their own runs (FastRun, block-inl.h) per source, the lanes
-// loaded inline (int32 clamped: LoadI32Clamped) and stored by the converter's FastStoreIntegral
-// (or FastStore). Through FloatLanes' common block, shared with the float sources and
-// LoadWideBlock's call, the lanes went through the stack and the constants were set again per
-// block: int16 -> float8_e4m3 on SSE4 was at 0.40 of the copy ceiling. Other blocks (a lane
-// declined or out of range, a scalar_map that may apply) are FloatLanes' full block, exact as
-// for every source.
-template <class Conv>
-struct IntSourceLanes : FloatLanes<Conv> {
-  using Base = FloatLanes<Conv>;
-  using typename Base::Consts;
-  template <class Loader>
-  static HWY_INLINE std::size_t RunOf(const typename Conv::Params& conv, const unsigned char* in,
-                                      unsigned char* out, std::size_t blocks, std::size_t dst_size) {
+// The common blocks of the integer sources of 8 to 32 bits (IntSourceLanes, below), `blocks` at
+// most, stopping before the first that Store's test refuses (FastRun's contract, block-inl.h):
+// the lanes loaded inline (int32 clamped: LoadI32Clamped), stored by Store::FastStoreIntegral (or
+// FastStore). Store is the part of the converter that depends on the rounding mode alone
+// (Conv::IntStore), so there are five of these per target, not one per converter: with one per
+// converter the clang ASan build of float_to_narrow.cc took 12 minutes instead of 7.
+template <class Store>
+HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, FloatSource src, std::size_t dst_size,
+                                      const unsigned char* in, unsigned char* out, std::size_t blocks) {
+  const typename Store::Params p = params;  // a local: the stores through `out` cannot alias it
+  const auto run = [&]<class Loader>(Loader) -> std::size_t {
     const std::size_t n = hn::Lanes(DU32()) * Loader::kSize;
-    const std::size_t in_step = 4 * n, out_step = Base::BlockElems() * dst_size;
+    const std::size_t in_step = kVecs * n, out_step = kVecs * hn::Lanes(DU32()) * dst_size;
     for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
       PrefetchBlock(in, in_step);
       const VF32 x0 = Loader::Load(in), x1 = Loader::Load(in + n), x2 = Loader::Load(in + 2 * n),
                  x3 = Loader::Load(in + 3 * n);
       bool ok;
-      if constexpr (kHasFastStoreIntegral<Conv>) ok = Conv::FastStoreIntegral(conv, x0, x1, x2, x3, out);
-      else ok = Conv::FastStore(conv, x0, x1, x2, x3, out);
+      if constexpr (kHasFastStoreIntegral<Store>) ok = Store::FastStoreIntegral(p, x0, x1, x2, x3, out);
+      else ok = Store::FastStore(p, x0, x1, x2, x3, out);
       if (HWY_UNLIKELY(!ok)) return b;
     }
     return blocks;
+  };
+  switch (src) {
+    case FloatSource::kInt8: return run(LoadIntAsF32<std::int8_t>{});
+    case FloatSource::kUint8: return run(LoadIntAsF32<std::uint8_t>{});
+    case FloatSource::kInt16: return run(LoadIntAsF32<std::int16_t>{});
+    case FloatSource::kUint16: return run(LoadIntAsF32<std::uint16_t>{});
+    default: return run(LoadI32Clamped{});  // kInt32Odd (IsIntSourceLane)
   }
+}
+
+// The integer sources of 8 to 32 bits of a converter with kIntSourceLanes: FloatLanes but for
+// the common blocks, which IntSourceRun's loops run (FastRun). Through FloatLanes' common block,
+// shared with the float sources and LoadWideBlock's call, the lanes went through the stack and
+// the constants were set again per block: int16 -> float8_e4m3 on SSE4 was at 0.40 of the copy
+// ceiling. Other blocks (a lane declined or out of range, a scalar_map that may apply) are
+// FloatLanes' full block, exact as for every source.
+template <class Conv>
+struct IntSourceLanes : FloatLanes<Conv> {
+  using typename FloatLanes<Conv>::Consts;
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
     if (c.map != nullptr && c.map_always) return 0;
-    const typename Conv::Params conv = c.conv;  // a local: the stores cannot alias it
-    switch (c.src) {
-      case FloatSource::kInt8: return RunOf<LoadIntAsF32<std::int8_t>>(conv, in, out, blocks, c.dst_size);
-      case FloatSource::kUint8: return RunOf<LoadIntAsF32<std::uint8_t>>(conv, in, out, blocks, c.dst_size);
-      case FloatSource::kInt16: return RunOf<LoadIntAsF32<std::int16_t>>(conv, in, out, blocks, c.dst_size);
-      case FloatSource::kUint16: return RunOf<LoadIntAsF32<std::uint16_t>>(conv, in, out, blocks, c.dst_size);
-      default: return RunOf<LoadI32Clamped>(conv, in, out, blocks, c.dst_size);  // kInt32Odd (IsIntSourceLane)
-    }
+    return IntSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
   }
 };
 constexpr bool IsIntSourceLane(FloatSource s) {

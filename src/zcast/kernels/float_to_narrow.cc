@@ -55,6 +55,7 @@ template <Rounding R, OutOfRange O, bool kFnuz>
 struct F32ToNarrow {
   static constexpr bool kWideSources = true;       // float_lanes-inl.h
   static constexpr bool kIntSourceLanes = true;  // (float_lanes-inl.h; FastStoreIntegral)
+  using IntStore = F32ToNarrow<R, OutOfRange::kUnset, false>;  // FastStoreIntegral: R alone
   using Params = NarrowParams;
   static constexpr bool kDeclinesNonFinite = false;
   // Nearest-away truncates x + sign(x) * half an ulp (Encode).
@@ -189,11 +190,13 @@ struct F32ToNarrow {
 // +-max instead for |x| >= 65536 (x after the addition), so those lanes are found on x. Unset and
 // error decline every +-Inf result, and in the directed modes every +-max one (it may stand for a
 // value beyond max): the exact engine decides those (rare). R3: NaN -> canonical NaN, sign kept.
+struct F16CParams {};  // one type for every F32ToF16C (IntStore)
 template <Rounding R, OutOfRange O>
 struct F32ToF16C {
   static constexpr bool kWideSources = true;       // float_lanes-inl.h
   static constexpr bool kIntSourceLanes = true;   // (float_lanes-inl.h; F16C is exact on integers too)
-  struct Params {};
+  using IntStore = F32ToF16C<R, OutOfRange::kUnset>;  // FastStore: R alone
+  using Params = F16CParams;
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding =
       R == Rounding::kNearestAway ? FpRounding::kTowardsZero : FpRoundingOf(R);
