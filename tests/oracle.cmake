@@ -1,4 +1,5 @@
-# The LLVM APFloat oracle tests (tests/oracle_test.cc, tests/reference_model.h).
+# The LLVM APFloat oracle tests (tests/oracle_test.cc, oracle_rules_test.cc, oracle_driver.h,
+# apfloat_model.h, reference_model.h).
 # Included from tests/CMakeLists.txt when ZCAST_BUILD_ORACLE_TESTS is ON. Needs LLVM >= 19 (the
 # first release whose APFloat has Float8E4M3, Float6E3M2FN, Float6E2M3FN and Float4E2M1FN) and
 # GoogleTest. Debian 12: apt-get install llvm-19-dev libgtest-dev.
@@ -18,7 +19,8 @@ if(LLVM_VERSION_MAJOR VERSION_LESS 19)
 endif()
 message(STATUS "zcast oracle tests: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
 
-add_executable(zcast_oracle_tests ${CMAKE_CURRENT_LIST_DIR}/oracle_test.cc)
+add_executable(zcast_oracle_tests ${CMAKE_CURRENT_LIST_DIR}/oracle_test.cc
+                                  ${CMAKE_CURRENT_LIST_DIR}/oracle_rules_test.cc)
 target_include_directories(zcast_oracle_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_include_directories(zcast_oracle_tests SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
 target_compile_options(zcast_oracle_tests PRIVATE -Wall -Wextra)
