@@ -8,10 +8,11 @@ new, ... for --rounds rounds) on the same cases and SIMD target, and the medians
 --old-rev REV builds the bench of git revision REV in /tmp/zcast-bench-REV (once; reused after),
 or --old BIN takes a built binary. ZCAST_SIMD_TARGET=--target is set for both (a library that
 knows fewer targets treats an unknown name as "best": revisions before the Highway port know
-only "baseline", and their best is AVX2). Each run is one zcast_bench invocation over every case
-of --filter; the report gives, per case, the medians over rounds of GB/s (read + written, 1e9
-bytes/s) and of the same-run ceiling ratio (bench/cast_bench.cc) for old and new, and new/old of
-both medians. Interleaving puts both builds under the same machine drift; say the machine load
+only "baseline", and their best is AVX2); --old-target sets the old side's alone, so that one
+binary on two targets is compared the same way. Each run is one zcast_bench invocation over
+every case of --filter; the report gives, per case, the medians over rounds of GB/s (read +
+written, 1e9 bytes/s) and of the same-run ceiling ratio (bench/cast_bench.cc) for old and new,
+and new/old of both medians. Interleaving puts both builds under the same machine drift; say the machine load
 when quoting the figures.
 """
 
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--new", type=Path, required=True, help="the new zcast_bench binary")
     ap.add_argument("--filter", default="cast/", help="--benchmark_filter regex (default: all)")
     ap.add_argument("--target", help="ZCAST_SIMD_TARGET for both runs (default: unset, the best)")
+    ap.add_argument("--old-target", help="ZCAST_SIMD_TARGET for the old side only (default: "
+                    "--target); with --old and --new the same binary, two targets of one build")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.3, help="--benchmark_min_time, seconds")
     ap.add_argument("--jobs", type=int, default=2, help="build parallelism for --old-rev")
@@ -81,15 +84,18 @@ def main(argv: list[str] | None = None) -> int:
 
     old_bin = args.old or build_revision(args.old_rev, args.jobs)
     runs: dict[str, list[dict]] = {"old": [], "new": []}
+    old_target = args.old_target or args.target
     for r in range(args.rounds):
-        for side, binary in (("old", old_bin), ("new", args.new)):
-            runs[side].append(run_bench(binary, args.filter, args.target, args.min_time))
+        for side, binary, target in (("old", old_bin, old_target), ("new", args.new, args.target)):
+            runs[side].append(run_bench(binary, args.filter, target, args.min_time))
             print(f"round {r + 1}/{args.rounds} {side} done", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))
 
     cases = [c for c in runs["new"][0] if all(c in run for run in runs["old"] + runs["new"])]
-    print(f"target {args.target or '(best)'}, {args.rounds} interleaved rounds, medians; "
+    targets = (f"target {args.target or '(best)'}" if old_target == args.target else
+               f"old target {old_target or '(best)'}, new target {args.target or '(best)'}")
+    print(f"{targets}, {args.rounds} interleaved rounds, medians; "
           f"old {old_bin}, new {args.new}\n")
     print("| case | old GB/s | new GB/s | new/old | old ratio | new ratio | new/old ratio | new kernel |")
     print("|---|---|---|---|---|---|---|---|")
