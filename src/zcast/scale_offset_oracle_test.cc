@@ -36,15 +36,8 @@
 namespace zcast {
 namespace {
 
-using internal::ArithError;
-using internal::ArithOutcome;
-using internal::DecodeBits;
-using internal::Info;
-using internal::ScaleOffsetParams;
-using internal::ScaleOffsetScalar;
-using internal::TypeInfo;
-using internal::ValueClass;
-using scale_offset_test::Make;
+// The engine's internals and the codec helper: scale_offset_test_util.h.
+using namespace scale_offset_test;  // NOLINT(build/namespaces)
 
 // ---- the independent float oracle --------------------------------------------------------------
 
