@@ -12,8 +12,8 @@ only "baseline", and their best is AVX2); --old-target sets the old side's alone
 binary on two targets is compared the same way. Each run is one zcast_bench invocation over
 every case of --filter; the report gives, per case, the medians over rounds of GB/s (read +
 written, 1e9 bytes/s) and of the same-run ceiling ratio (bench/cast_bench.cc) for old and new,
-and new/old of both medians. Interleaving puts both builds under the same machine drift; say the machine load
-when quoting the figures.
+and new/old of both medians. Interleaving puts both builds under the same machine drift; say the
+machine load when quoting the figures.
 """
 
 from __future__ import annotations
