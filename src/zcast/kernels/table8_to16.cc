@@ -1,17 +1,23 @@
 // 1-byte -> 2-byte pairs (8-bit and sub-byte integers, float8/6/4 -> float16, bfloat16, 16-bit
-// integers) as a 256-entry table of 32-bit entries, filled by the reference path at bind time
-// (scalar_map and every rule included, so the kernel is exact by construction, as table8.cc's):
-// the low 16 bits are the result, bit 31 marks an entry whose element fails (declined to the
-// reference path, which reports it in index order).
+// integers) as a 256-entry table, filled by the reference path at bind time (scalar_map and every
+// rule included, so the kernel is exact by construction, as table8.cc's). Entries whose element
+// fails are declined to the reference path, which reports them in index order.
 //
-// AVX2, AVX3 and AVX3_DL look the bytes up with the hardware gather (vpgatherdd): the float-lane
-// family's exact conversion (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2
-// kernels for float8 -> float16 and bfloat16 (docs/performance-highway.md); a gather of a 1 KiB
-// table needs no per-type arithmetic. Integer sources into float16 are left to the float-lane
-// F16C kernel on these targets: an integer is exact in float32 in two instructions and vcvtps2ph
-// is one: with those loads inlined (IntSourceLanes, float_lanes-inl.h) uint8 -> float16 measured 32.6 GB/s in
-// cache against the gather's 18.7 (the hand-written kernel: 31.2; streaming, the gather was 0.80
-// of it).
+// AVX3_DL (AVX-512 VBMI) looks the table up without a gather: the low and the high bytes of the
+// 256 results are two byte tables, each in four registers and looked up by two vpermi2b and a
+// blend on the index's top bit (table8-inl.h's Table8Permute), and two more vpermi2b interleave
+// them into element order: 9 instructions per 64 elements. On an AMD EPYC (Zen 4) the gather
+// below left float8_e4m3 -> float16 / bfloat16 at 0.26 / 0.28 of the copy ceiling on AVX3_DL
+// (docs/performance-highway.md, stop 14), where an Intel Xeon ran it at 1.07.
+//
+// AVX2 and AVX3 look the bytes up with the hardware gather (vpgatherdd) of 32-bit entries (low 16
+// bits the result, bit 31 marking a failing entry): the float-lane family's exact conversion
+// (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2 kernels for float8 -> float16
+// and bfloat16 (docs/performance-highway.md); a gather of a 1 KiB table needs no per-type
+// arithmetic. Integer sources into float16 are left to the float-lane F16C kernel on these
+// targets: an integer is exact in float32 in two instructions and vcvtps2ph is one: with those
+// loads inlined (IntSourceLanes, float_lanes-inl.h) uint8 -> float16 measured 32.6 GB/s in cache
+// against the gather's 18.7 (the hand-written kernel: 31.2; streaming, the gather was 0.80 of it).
 //
 // SSE4 has no gather and no F16C: there the block is a plain loop of table loads, one load, one
 // store and one OR per element, which the float-lane kernels (a float8 decode and a float16 or
@@ -31,26 +37,76 @@
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
 
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 #define ZCAST_TABLE8_TO16_GATHER 1
 #endif
-#if defined(ZCAST_TABLE8_TO16_GATHER) || HWY_TARGET == HWY_SSE4
+#if defined(ZCAST_TABLE8_TO16_GATHER) || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX3_DL
 
 struct Table16Plan {
-  alignas(64) std::int32_t entry[256];
+  alignas(64) std::int32_t entry[256];   // the result in the low 16 bits, -1 where it fails
+  alignas(64) std::uint8_t low[256];     // the result's low byte,
+  alignas(64) std::uint8_t high[256];    // its high byte
+  alignas(64) std::uint8_t fail[256];    // 0xFF where it fails
   bool any_fail;
 };
+
+#if HWY_TARGET == HWY_AVX3_DL
+struct Table16PermuteConsts {
+  __m512i low[4], high[4], fail[4];
+  __m512i first, second;  // the interleave of elements 0..31 and 32..63
+  bool any_fail;
+};
+// T[x] for 64 bytes x: bits 0..5 index a register, bit 6 one of a pair, `neg` (bit 7) the pair.
+HWY_INLINE __m512i Permute256(const __m512i (&t)[4], __m512i x, __mmask64 neg) {
+  return _mm512_mask_blend_epi8(neg, _mm512_permutex2var_epi8(t[0], x, t[1]), _mm512_permutex2var_epi8(t[2], x, t[3]));
+}
+#endif
 
 struct Table8To16Family {
   static constexpr FpRounding kFpRounding = FpRounding::kNearest;  // no arithmetic
   using Params = Table16Plan;
-  using Consts = const Table16Plan*;
   static constexpr std::size_t SrcSize(const Params&) { return 1; }
   static constexpr std::size_t DstSize(const Params&) { return 2; }
-  static Consts MakeConsts(const Params& p) { return &p; }
-  static std::size_t BlockElems() { return kVecs * hn::Lanes(DU32()); }
+  static std::size_t BlockElems() { return kVecs * hn::Lanes(DU32()); }  // 64 on AVX-512
 
-#ifdef ZCAST_TABLE8_TO16_GATHER
+#if HWY_TARGET == HWY_AVX3_DL
+  using Consts = Table16PermuteConsts;
+  static Consts MakeConsts(const Params& p) {
+    Consts c;
+    for (int k = 0; k < 4; ++k) {
+      c.low[k] = _mm512_load_si512(p.low + 64 * k);
+      c.high[k] = _mm512_load_si512(p.high + 64 * k);
+      c.fail[k] = _mm512_load_si512(p.fail + 64 * k);
+    }
+    // Output byte j of the first 64 is the low (j even) or high (j odd, index bit 6: the second
+    // table of vpermi2b) byte of element j / 2; of the second 64, of element 32 + j / 2.
+    alignas(64) std::uint8_t first[64], second[64];
+    for (int j = 0; j < 64; ++j) {
+      first[j] = static_cast<std::uint8_t>((j / 2) | (j % 2 ? 64 : 0));
+      second[j] = static_cast<std::uint8_t>((32 + j / 2) | (j % 2 ? 64 : 0));
+    }
+    c.first = _mm512_load_si512(first);
+    c.second = _mm512_load_si512(second);
+    c.any_fail = p.any_fail;
+    return c;
+  }
+  static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
+                                      const Resolver& res) {
+    const __m512i x = _mm512_loadu_si512(in);
+    const __mmask64 neg = _mm512_movepi8_mask(x);
+    const __m512i low = Permute256(c.low, x, neg), high = Permute256(c.high, x, neg);
+    _mm512_storeu_si512(out, _mm512_permutex2var_epi8(low, c.first, high));
+    _mm512_storeu_si512(out + 64, _mm512_permutex2var_epi8(low, c.second, high));
+    if (HWY_LIKELY(!c.any_fail)) return kNoFailure;
+    const __mmask64 failed = _mm512_movepi8_mask(Permute256(c.fail, x, neg));
+    if (HWY_LIKELY(failed == 0)) return kNoFailure;
+    std::uint8_t bits[8];  // lane j is bit j % 8 of byte j / 8, as StoreMaskBits lays it out
+    std::memcpy(bits, &failed, sizeof bits);
+    return res.Lanes(bits, 64, 0);
+  }
+#elif defined(ZCAST_TABLE8_TO16_GATHER)
+  using Consts = const Table16Plan*;
+  static Consts MakeConsts(const Params& p) { return &p; }
   static HWY_INLINE VI32 One(const Table16Plan* t, const unsigned char* in) {
     const DI32 di;
     const hn::Rebind<std::uint8_t, DI32> d8;
@@ -73,6 +129,8 @@ struct Table8To16Family {
     return ResolveBlock(du, m0, m1, m2, m3, res);
   }
 #else
+  using Consts = const Table16Plan*;
+  static Consts MakeConsts(const Params& p) { return &p; }
   static HWY_INLINE std::size_t Block(const Consts& t, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     constexpr std::size_t kN = kVecs * HWY_LANES(std::uint32_t);  // this target's block (fixed size)
@@ -93,7 +151,7 @@ struct Table8To16Family {
 
 std::unique_ptr<const Kernel> MakeTable8To16(const Direction& dir) {
   if (Info(dir.src).size != 1 || Info(dir.dst).size != 2) return nullptr;
-#ifdef ZCAST_TABLE8_TO16_GATHER
+#if defined(ZCAST_TABLE8_TO16_GATHER) || HWY_TARGET == HWY_AVX3_DL
   if (Info(dir.src).is_int() && dir.dst == DataType::float16) return nullptr;  // F16C: see the top
 #endif
   Table16Plan plan;
@@ -102,9 +160,14 @@ std::unique_ptr<const Kernel> MakeTable8To16(const Direction& dir) {
     const CastOutcome r = ConvertScalar(dir, static_cast<std::uint64_t>(s));
     const bool fails = r.error != CastError::kNone;
     plan.entry[s] = fails ? std::int32_t{-1} : static_cast<std::int32_t>(r.bits & 0xFFFF);
+    plan.low[s] = static_cast<std::uint8_t>(r.bits);
+    plan.high[s] = static_cast<std::uint8_t>(r.bits >> 8);
+    plan.fail[s] = fails ? 0xFF : 0;
     plan.any_fail |= fails;
   }
-#ifdef ZCAST_TABLE8_TO16_GATHER
+#if HWY_TARGET == HWY_AVX3_DL
+  return Make<Table8To16Family>(dir, plan, "table8-to16-permute");
+#elif defined(ZCAST_TABLE8_TO16_GATHER)
   return Make<Table8To16Family>(dir, plan, "table8-to16-gather");
 #undef ZCAST_TABLE8_TO16_GATHER
 #else
