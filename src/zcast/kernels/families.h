@@ -28,7 +28,8 @@ std::unique_ptr<const Kernel> SelectIntLanes(const Direction& dir, std::int64_t 
 // int8_lanes.cc, table8.cc: 1-byte -> 1-byte pairs.
 std::unique_ptr<const Kernel> SelectInt8Lanes(const Direction& dir, std::int64_t target);
 std::unique_ptr<const Kernel> SelectTable8(const Direction& dir, std::int64_t target);
-// table8_to16.cc: 1-byte -> 2-byte pairs by a gathered table (AVX2, AVX3, AVX3_DL).
+// table8_to16.cc: 1-byte -> 2-byte pairs by a table: loads (SSE4), a gather (AVX2, AVX3),
+// vpermi2b (AVX3_DL).
 std::unique_ptr<const Kernel> SelectTable8To16(const Direction& dir, std::int64_t target);
 
 // In the order SelectKernelFor tries them.

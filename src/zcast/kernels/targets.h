@@ -28,7 +28,7 @@ std::int64_t SimdTargetFromName(std::string_view name);
 // worse than every Highway target).
 bool SimdTargetBetter(std::int64_t a, std::int64_t b);
 // True for the x86 targets that include AVX2 (AVX2, AVX3, AVX3_DL), whose kernels may use F16C
-// and the hardware gather (float_to_narrow.cc, table8_to16.cc).
+// (float_to_narrow.cc).
 bool SimdTargetIncludesAvx2(std::int64_t target);
 
 // Every target compiled into this build, baseline first, worst to best.
