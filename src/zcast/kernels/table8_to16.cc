@@ -30,6 +30,7 @@
 
 #include <hwy/highway.h>
 
+#include <array>
 #include <cstring>
 
 #include "zcast/kernels/block-inl.h"
@@ -51,6 +52,13 @@ struct Table16Plan {
 };
 
 #if HWY_TARGET == HWY_AVX3_DL
+// Output byte j of the first 64 is the low (j even) or high (j odd, index bit 6: the second table
+// of vpermi2b) byte of element j / 2; of the second 64, of element 32 + j / 2.
+alignas(64) inline constexpr std::array<std::uint8_t, 128> kInterleave = [] {
+  std::array<std::uint8_t, 128> a{};
+  for (int j = 0; j < 128; ++j) a[j] = static_cast<std::uint8_t>(((j / 64) * 32 + (j % 64) / 2) | (j % 2 ? 64 : 0));
+  return a;
+}();
 struct Table16PermuteConsts {
   __m512i low[4], high[4], fail[4];
   __m512i first, second;  // the interleave of elements 0..31 and 32..63
@@ -78,15 +86,8 @@ struct Table8To16Family {
       c.high[k] = _mm512_load_si512(p.high + 64 * k);
       c.fail[k] = _mm512_load_si512(p.fail + 64 * k);
     }
-    // Output byte j of the first 64 is the low (j even) or high (j odd, index bit 6: the second
-    // table of vpermi2b) byte of element j / 2; of the second 64, of element 32 + j / 2.
-    alignas(64) std::uint8_t first[64], second[64];
-    for (int j = 0; j < 64; ++j) {
-      first[j] = static_cast<std::uint8_t>((j / 2) | (j % 2 ? 64 : 0));
-      second[j] = static_cast<std::uint8_t>((32 + j / 2) | (j % 2 ? 64 : 0));
-    }
-    c.first = _mm512_load_si512(first);
-    c.second = _mm512_load_si512(second);
+    c.first = _mm512_load_si512(kInterleave.data());
+    c.second = _mm512_load_si512(kInterleave.data() + 64);
     c.any_fail = p.any_fail;
     return c;
   }
