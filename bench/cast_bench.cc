@@ -184,6 +184,7 @@ const Case kCases[] = {
     {"uint8->uint4/clamp", DataType::uint8, R"({"data_type":"uint4","out_of_range":"clamp"})",
      Op::kEncode, 0, 15, 0},
     {"int4->float32/decode", DataType::float32, R"({"data_type":"int4"})", Op::kDecode, -8, 7, 0},
+    {"uint8->int16/decode", DataType::int16, R"({"data_type":"uint8"})", Op::kDecode, 0, 255, 0},
     {"float8_e4m3->bfloat16/decode", DataType::bfloat16, R"({"data_type":"float8_e4m3"})",
      Op::kDecode, -240, 240, 0},
     // Pairs the hand-written AVX2 kernels served until the Highway float-lane family took the

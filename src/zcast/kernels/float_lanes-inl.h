@@ -421,7 +421,7 @@ HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, Floa
     const std::size_t n = hn::Lanes(DU32()) * Loader::kSize;
     const std::size_t in_step = kVecs * n, out_step = kVecs * hn::Lanes(DU32()) * dst_size;
     for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
-      PrefetchBlock(in, in_step);
+      PrefetchBlock(in, in_step, out, out_step);
       const VF32 x0 = Loader::Load(in), x1 = Loader::Load(in + n), x2 = Loader::Load(in + 2 * n),
                  x3 = Loader::Load(in + 3 * n);
       bool ok;
