@@ -18,6 +18,7 @@
 
 #include "zcast/dtype.h"
 #include "zcast/kernels.h"
+#include "zcast/kernels/families.h"
 #include "zcast/kernels/fp_env.h"
 #include "zcast/kernels/targets.h"
 #include "zcast/kernels_test_util.h"
@@ -30,6 +31,7 @@ using kernel_test::ExpectKernelMatches;
 
 bool IsFamilyKernel(const char* name) {
   for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "int-lanes-float8-to-float32",
+                        "int-lanes-float8-to-float16-f16c", "int-lanes-float8-to-bfloat16",
                         "int8-lanes-to-int", "table8-permute", "table8-signed", "table8-full",
                         "table8-direct", "table8-to16-permute", "table8-to16-gather", "table8-to16-loads"}) {
     if (std::strcmp(name, n) == 0) return true;
@@ -111,15 +113,29 @@ TEST_P(IntFamilies, AreSelected) {
                      : name == "AVX2" || name == "AVX3" ? "table8-to16-gather"
                      : name == "SSE4"                   ? "table8-to16-loads"
                                                         : nullptr;
-  if (to16 == nullptr) return;  // ARM, EMU128, SCALAR: the float-lane kernels
+  Direction f8bf16{DataType::float8_e5m2, DataType::bfloat16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
+  if (to16 == nullptr) {  // ARM, EMU128, SCALAR: the int lanes for bfloat16, the float lanes for float16
+    EXPECT_STREQ(SelectKernelFor(f8bf16, target())->name(), "int-lanes-float8-to-bfloat16");
+    return;
+  }
+  // On AVX2 where the gather is slow (AMD), float8/6/4 -> float16 and bfloat16 take the int lanes.
+  const bool no_gather = name == "AVX2" && CpuGathersAreSlow();
   for (auto [s, d] : {std::pair{DataType::float8_e4m3, DataType::float16}, {DataType::float8_e5m2, DataType::bfloat16},
                       {DataType::float4_e2m1fn, DataType::float16}, {DataType::int8, DataType::bfloat16}}) {
     Direction dir{s, d, Rounding::kNearestEven, OutOfRange::kUnset, {}};
-    EXPECT_STREQ(SelectKernelFor(dir, target())->name(), to16) << Describe(dir);
+    const char* want = !no_gather || Info(s).is_int()  ? to16
+                       : d == DataType::float16       ? "int-lanes-float8-to-float16-f16c"
+                                                      : "int-lanes-float8-to-bfloat16";
+    EXPECT_STREQ(SelectKernelFor(dir, target())->name(), want) << Describe(dir);
   }
   Direction u8{DataType::uint8, DataType::float16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
   EXPECT_STREQ(SelectKernelFor(u8, target())->name(),
                name == "SSE4" ? "table8-to16-loads" : "float-lanes-int-to-float16-f16c");
+  // Integer sources into 16-bit integers: the int lanes below AVX3_DL (3-5x the table in cache).
+  for (auto [s, d] : {std::pair{DataType::uint8, DataType::int16}, {DataType::int4, DataType::uint16}}) {
+    Direction dir{s, d, Rounding::kNearestEven, OutOfRange::kClamp, {}};
+    EXPECT_STREQ(SelectKernelFor(dir, target())->name(), dl ? "table8-to16-permute" : "int-lanes-to-int") << Describe(dir);
+  }
 }
 
 // Every pair, mode and out_of_range the families take, against the reference on every encoding.
@@ -142,6 +158,44 @@ TEST_P(IntFamilies, EveryPairMatchesReference) {
     }
   }
   if (highway()) EXPECT_GT(covered, 1000);
+}
+
+// float8/6/4 -> float16 and bfloat16 by the int lanes (Float8ToHalf), whether or not this CPU
+// selects them (on x86 only AVX2 on AMD does): every encoding, mode and out_of_range, and a
+// scalar_map on the 8-bit sources, on every target that has the kernel (float16: AVX2-class).
+TEST_P(IntFamilies, Float8ToHalfMatchesReferenceWhereverOffered) {
+  if (!highway()) GTEST_SKIP() << "NOT RUN: baseline has no Highway kernels";
+  const bool f16c = SimdTargetIncludesAvx2(target());
+  int covered = 0;
+  for (DataType src : kAllDataTypes) {
+    const TypeInfo& s = Info(src);
+    if (s.kind != Kind::Float || s.size != 1 || s.special == Special::E8m0) continue;
+    const std::vector<std::uint64_t> inputs = RawInputs(src);
+    for (DataType dst : {DataType::float16, DataType::bfloat16}) {
+      for (int r = 0; r < 6; ++r) {
+        for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
+          Direction dir{src, dst, static_cast<Rounding>(r % 5), oor, {}};
+          if (r == 5) {  // a scalar_map: an ordinary key and the encoding 0x01 (a subnormal)
+            if (s.bits != 8) continue;
+            dir.map = {{0x38, 0x1234}, {0x01, 0xBEEF}};
+          }
+          SCOPED_TRACE(Describe(dir));
+          auto kernel = SelectIntLanes(dir, target());
+          if (dst == DataType::float16 && !f16c) {
+            EXPECT_EQ(kernel, nullptr);
+            continue;
+          }
+          ASSERT_NE(kernel, nullptr);
+          EXPECT_STREQ(kernel->name(), dst == DataType::float16 ? "int-lanes-float8-to-float16-f16c"
+                                                                : "int-lanes-float8-to-bfloat16");
+          ++covered;
+          ExpectKernelMatches(*kernel, dir, inputs, covered % 3, covered % 5);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+  EXPECT_GE(covered, f16c ? 300 : 150);
 }
 
 // Tails of every length 0..40 and around one and two blocks of the widest vectors (a byte block

@@ -23,18 +23,22 @@ using FamilySelector = std::unique_ptr<const Kernel> (*)(const Direction& dir, s
 std::unique_ptr<const Kernel> SelectFloatLanes(const Direction& dir, std::int64_t target);
 // float64_lanes.cc: float64 -> float32 and integers; float64/int64 lanes; int64/uint64 -> floats.
 std::unique_ptr<const Kernel> SelectFloat64Lanes(const Direction& dir, std::int64_t target);
-// int_lanes.cc: integer sources of <= 32 bits -> integers, float32, float64; float8/6/4 -> float32.
+// int_lanes.cc: integer sources of <= 32 bits -> integers, float32; float8/6/4 -> float32,
+// bfloat16 and (AVX2-class targets) float16.
 std::unique_ptr<const Kernel> SelectIntLanes(const Direction& dir, std::int64_t target);
 // int8_lanes.cc, table8.cc: 1-byte -> 1-byte pairs.
 std::unique_ptr<const Kernel> SelectInt8Lanes(const Direction& dir, std::int64_t target);
 std::unique_ptr<const Kernel> SelectTable8(const Direction& dir, std::int64_t target);
-// table8_to16.cc: 1-byte -> 2-byte pairs by a table: loads (SSE4), a gather (AVX2, AVX3),
+// table8_to16.cc: 1-byte -> 2-byte pairs by a table (integers into 16-bit integers only on AVX3_DL;
+// int_lanes.cc has them below): loads (SSE4), a gather (AVX2, AVX3),
 // vpermi2b (AVX3_DL).
 std::unique_ptr<const Kernel> SelectTable8To16(const Direction& dir, std::int64_t target);
 
-// In the order SelectKernelFor tries them.
+// In the order SelectKernelFor tries them. The int lanes before the float lanes: where both take a
+// pair (float8/6/4 -> bfloat16, float16), the int lanes' exact decode and narrowing is less work
+// than the float lanes' decode and rounding.
 inline constexpr FamilySelector kFamilySelectors[] = {
-    &SelectTable8To16, &SelectFloatLanes, &SelectFloat64Lanes, &SelectIntLanes, &SelectInt8Lanes, &SelectTable8,
+    &SelectTable8To16, &SelectIntLanes, &SelectFloatLanes, &SelectFloat64Lanes, &SelectInt8Lanes, &SelectTable8,
 };
 
 }  // namespace zcast::internal

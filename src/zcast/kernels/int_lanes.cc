@@ -113,9 +113,33 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
   });
 }
 
+// float8/6/4 -> float32; and -> bfloat16 and (on AVX2-class targets) float16, which SelectIntLanes
+// offers only where the table's gather is slow (table8_to16.cc).
+template <Half kHalf>
+std::unique_ptr<const Kernel> FromFloat8ToHalf(const Direction& dir, const Float8Consts& c) {
+  auto make = [&]<Special8 kKind>() {
+    using Fam = IntLanes<LoadU8, Float8ToHalf<kKind, kHalf>>;
+    return MakeWithMap<Fam>(dir, {c, {}, 2}, kHalf == Half::kFloat16 ? "int-lanes-float8-to-float16-f16c"
+                                                                     : "int-lanes-float8-to-bfloat16",
+                            KeyRep::kInt32Value);
+  };
+  const Special s = Info(dir.src).special;
+  if (s == Special::Ieee) return make.template operator()<Special8::kIeee>();
+  if (s == Special::Fnuz) return make.template operator()<Special8::kFnuz>();
+  return make.template operator()<Special8::kNone>();
+}
+
 std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
   const TypeInfo& s = Info(dir.src);
   const Float8Consts c = Float8ConstsOf(s);
+  if (dir.dst == DataType::bfloat16) return FromFloat8ToHalf<Half::kBfloat16>(dir, c);
+  if (dir.dst == DataType::float16) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    return FromFloat8ToHalf<Half::kFloat16>(dir, c);
+#else
+    return nullptr;
+#endif
+  }
   auto make = [&]<Special8 kKind>() {
     using Fam = IntLanes<LoadU8, Float8ToF32<kKind>>;
     return MakeWithMap<Fam>(dir, {c, {}, 4}, "int-lanes-float8-to-float32", KeyRep::kInt32Value);
@@ -149,7 +173,8 @@ std::unique_ptr<const Kernel> SelectIntLanes(const Direction& dir, std::int64_t 
   if (s.kind == Kind::Float) {
     // float8/float6/float4 -> float32 (a scalar_map on a sub-byte source would need the ignored
     // upper bits masked before the key compare: left to the table).
-    if (s.size != 1 || s.special == Special::E8m0 || dir.dst != DataType::float32) return nullptr;
+    if (s.size != 1 || s.special == Special::E8m0) return nullptr;
+    if (dir.dst != DataType::float32 && dir.dst != DataType::float16 && dir.dst != DataType::bfloat16) return nullptr;
     if (s.bits != 8 && !dir.map.empty()) return nullptr;
   } else {
     if (dir.src == DataType::uint32 || s.bits > 32) return nullptr;

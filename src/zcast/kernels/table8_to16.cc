@@ -10,6 +10,9 @@
 // below left float8_e4m3 -> float16 / bfloat16 at 0.26 / 0.28 of the copy ceiling on AVX3_DL
 // (docs/performance-highway.md, stop 14), where an Intel Xeon ran it at 1.07.
 //
+// Below AVX3_DL, integer sources into 16-bit integers are left to the int-lane family (see
+// MakeTable8To16): its arithmetic beats every lookup there.
+//
 // AVX2 and AVX3 look the bytes up with the hardware gather (vpgatherdd) of 32-bit entries (low 16
 // bits the result, bit 31 marking a failing entry): the float-lane family's exact conversion
 // (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2 kernels for float8 -> float16
@@ -34,6 +37,7 @@
 #include <cstring>
 
 #include "zcast/kernels/block-inl.h"
+#include "zcast/kernels/targets.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
@@ -152,6 +156,25 @@ struct Table8To16Family {
 
 std::unique_ptr<const Kernel> MakeTable8To16(const Direction& dir) {
   if (Info(dir.src).size != 1 || Info(dir.dst).size != 2) return nullptr;
+#if HWY_TARGET != HWY_AVX3_DL
+  // Integer sources into int16/uint16 are the int-lane family's (int_lanes.cc: widen, range check,
+  // pack) below AVX3_DL: in cache (zcast_kernel_loop, 16384 elements) on an AMD EPYC it ran
+  // uint8 -> int16 at 12.8 (SSE4) / 28 (AVX2) / 37 (AVX3) GB/s against the table's 8.5 (loads) /
+  // 7.5 (gather) / 7.8 (gather); AVX3_DL's permute (62) and the int lanes (52-66) are alike there.
+  if (Info(dir.src).is_int() && Info(dir.dst).is_int()) return nullptr;
+#endif
+#if HWY_TARGET == HWY_AVX2
+  // float8/6/4 into float16 and bfloat16 where the gather is slow (AMD): the int lanes' exact
+  // decode and narrowing (int_lanes-inl.h, Float8ToHalf) ran float8_e4m3 -> float16 at 12 GB/s in
+  // cache against the gather's 7.9 on an AMD EPYC (Zen 4), and streamed at 0.43 / 0.46 of the copy
+  // ceiling (float16 / bfloat16) against 0.33 / 0.35: still below the 0.5 issue 5 asks, the decode
+  // (Float8ToF32, about 18 operations a vector) being the limit. AVX3 keeps the gather: every AMD
+  // CPU with AVX-512 has VBMI, so AVX3 is the best target only on Intel's, whose gathers are fast.
+  if (CpuGathersAreSlow() && Info(dir.src).kind == Kind::Float &&
+      (dir.dst == DataType::float16 || dir.dst == DataType::bfloat16) && Info(dir.src).special != Special::E8m0 &&
+      dir.map.empty())  // with a scalar_map, the table (which has it built in) stays
+    return nullptr;
+#endif
 #if defined(ZCAST_TABLE8_TO16_GATHER) || HWY_TARGET == HWY_AVX3_DL
   if (Info(dir.src).is_int() && dir.dst == DataType::float16) return nullptr;  // F16C: see the top
 #endif
