@@ -368,7 +368,7 @@ class BlockKernel final : public Kernel {
       // streaming at the copy speed and well below it: 4- and 8-byte sources on SSE4 went from
       // 0.23-0.80 to 0.59-1.20 of the ceiling, on AVX2 none is slower and float32 -> float8 went
       // 0.75 -> 1.12 (bench/compare_builds.py, 3 interleaved rounds; also with both cores busy:
-      // docs/performance-highway.md, stop 12). One per line, not per block: a block of 64
+      // docs/performance-highway-history.md, stop 12). One per line, not per block: a block of 64
       // float16 (AVX-512) or of 128 bytes (int8 lanes) is two lines, and one prefetch per block
       // left float16 -> uint8 at 0.73 of the ceiling on AVX3_DL against 0.93 on AVX2.
       // Prefetches past the end never fault; the destination is prefetched too where it is wider.
