@@ -21,12 +21,16 @@
 // targets: an integer is exact in float32 in two instructions and vcvtps2ph is one: with those
 // loads inlined (IntSourceLanes, float_lanes-inl.h) uint8 -> float16 measured 32.6 GB/s in cache
 // against the gather's 18.7 (the hand-written kernel: 31.2; streaming, the gather was 0.80 of it).
+// On AMD CPUs the gather is slow (7.5-8.2 GB/s in cache on a Zen 4, 0.31-0.35 of the ceiling
+// streaming), so there AVX2 leaves float8/6/4 -> float16 and bfloat16 to the int lanes' exact
+// decode (CpuGathersAreSlow; see MakeTable8To16).
 //
 // SSE4 has no gather and no F16C: there the block is a plain loop of table loads, one load, one
 // store and one OR per element, which the float-lane kernels (a float8 decode and a float16 or
 // bfloat16 encode in integer arithmetic, 4 lanes a vector) were well below: float8_e4m3 ->
 // float16 at 0.24-0.29 of the copy ceiling, uint8 -> float16 at 0.36. The ARM targets keep the
-// float-lane kernels (their speed cannot be measured here: qemu).
+// float-lane kernels for float16 and the int lanes for bfloat16 (their speed cannot be measured
+// here: qemu).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8_to16.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
