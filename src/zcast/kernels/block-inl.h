@@ -322,7 +322,7 @@ inline constexpr bool kHasFastRun = requires(const typename Family::Consts& c, c
 // fetched late, one read-for-ownership per line when the store reaches it: on an AMD EPYC (Zen 4)
 // uint8 -> float32 streamed at 0.85 of the copy ceiling, float8_e4m3 -> float32 at 0.73 (AVX2) /
 // 0.83 (AVX3_DL), float8_e4m3 -> float16 at 0.88 (AVX3_DL); with the destination prefetched,
-// 1.05-1.13 (3 interleaved rounds; docs/performance-highway.md, stop 16). Same-size and narrowing
+// 1.04-1.13 (3 interleaved rounds; docs/performance-highway.md, stop 16). Same-size and narrowing
 // pairs measured the same with and without it (within +-0.05), so they do not get it. The write
 // hint is prefetcht0 on x86 (GCC emits prefetchw only with -mprfchw, which Highway's targets do
 // not enable; prefetchw measured the same) and PRFM PSTL1KEEP on aarch64.
