@@ -1,5 +1,5 @@
 // The integer and 8-bit kernel families (src/zcast/kernels/int_lanes.cc, int8_lanes.cc,
-// table8.cc) against the reference path, once per compiled SIMD target (the target's name is in
+// table8.cc, table8_to16.cc, float8_to_half.cc) against the reference path, once per compiled SIMD target (the target's name is in
 // the test name; a target the CPU lacks is reported as "NOT RUN: <target> (CPU lacks it)"):
 // every pair the families take, on every encoding of the <= 16-bit sources (for the 1-byte
 // sources all 256 bytes, so the sub-byte types' ignored upper bits too), boundaries and seeded
@@ -31,7 +31,7 @@ using kernel_test::ExpectKernelMatches;
 
 bool IsFamilyKernel(const char* name) {
   for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "int-lanes-float8-to-float32",
-                        "int-lanes-float8-to-float16-f16c", "int-lanes-float8-to-bfloat16",
+                        "float8-to-half-lanes",
                         "int8-lanes-to-int", "table8-permute", "table8-signed", "table8-full",
                         "table8-direct", "table8-to16-permute", "table8-to16-gather", "table8-to16-loads"}) {
     if (std::strcmp(name, n) == 0) return true;
@@ -113,21 +113,22 @@ TEST_P(IntFamilies, AreSelected) {
                      : name == "AVX2" || name == "AVX3" ? "table8-to16-gather"
                      : name == "SSE4"                   ? "table8-to16-loads"
                                                         : nullptr;
-  Direction f8bf16{DataType::float8_e5m2, DataType::bfloat16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
-  if (to16 == nullptr) {  // ARM, EMU128, SCALAR: the int lanes for bfloat16, the float lanes for float16
-    EXPECT_STREQ(SelectKernelFor(f8bf16, target())->name(), "int-lanes-float8-to-bfloat16");
-    return;
-  }
-  // On AVX2 where the gather is slow (AMD), float8/6/4 -> float16 and bfloat16 take the int lanes.
-  const bool no_gather = name == "AVX2" && CpuGathersAreSlow();
+  // float8/6/4 -> float16 and bfloat16: the 16-bit lanes (float8_to_half.cc) everywhere but
+  // AVX3_DL; with a scalar_map, the table where there is one, else the float lanes (ARM, EMU128,
+  // SCALAR).
   for (auto [s, d] : {std::pair{DataType::float8_e4m3, DataType::float16}, {DataType::float8_e5m2, DataType::bfloat16},
-                      {DataType::float4_e2m1fn, DataType::float16}, {DataType::int8, DataType::bfloat16}}) {
+                      {DataType::float4_e2m1fn, DataType::float16}, {DataType::float6_e3m2fn, DataType::bfloat16}}) {
     Direction dir{s, d, Rounding::kNearestEven, OutOfRange::kUnset, {}};
-    const char* want = !no_gather || Info(s).is_int()  ? to16
-                       : d == DataType::float16       ? "int-lanes-float8-to-float16-f16c"
-                                                      : "int-lanes-float8-to-bfloat16";
-    EXPECT_STREQ(SelectKernelFor(dir, target())->name(), want) << Describe(dir);
+    EXPECT_STREQ(SelectKernelFor(dir, target())->name(), dl ? to16 : "float8-to-half-lanes") << Describe(dir);
+    if (Info(s).bits != 8) continue;
+    dir.map = {{0x38, 0x1234}};
+    const std::string with_map = SelectKernelFor(dir, target())->name();
+    if (to16 != nullptr) EXPECT_EQ(with_map, to16) << Describe(dir);
+    else EXPECT_EQ(with_map.rfind("float-lanes-", 0), 0u) << Describe(dir) << ": " << with_map;
   }
+  if (to16 == nullptr) return;
+  Direction i8{DataType::int8, DataType::bfloat16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
+  EXPECT_STREQ(SelectKernelFor(i8, target())->name(), to16);
   Direction u8{DataType::uint8, DataType::float16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
   EXPECT_STREQ(SelectKernelFor(u8, target())->name(),
                name == "SSE4" ? "table8-to16-loads" : "float-lanes-int-to-float16-f16c");
@@ -160,42 +161,34 @@ TEST_P(IntFamilies, EveryPairMatchesReference) {
   if (highway()) EXPECT_GT(covered, 1000);
 }
 
-// float8/6/4 -> float16 and bfloat16 by the int lanes (Float8ToHalf), whether or not this CPU
-// selects them (on x86 only AVX2 on AMD does): every encoding, mode and out_of_range, and a
-// scalar_map on the 8-bit sources, on every target that has the kernel (float16: AVX2-class).
-TEST_P(IntFamilies, Float8ToHalfMatchesReferenceWhereverOffered) {
+// float8/6/4 -> float16 and bfloat16 by the 16-bit lanes (float8_to_half.cc), whether or not this
+// target selects them (AVX3_DL takes the table): every encoding, mode and out_of_range, on every
+// Highway target; with a scalar_map the family declines (the table or the float lanes take it).
+TEST_P(IntFamilies, Float8ToHalfMatchesReferenceOnEveryTarget) {
   if (!highway()) GTEST_SKIP() << "NOT RUN: baseline has no Highway kernels";
-  const bool f16c = SimdTargetIncludesAvx2(target());
   int covered = 0;
   for (DataType src : kAllDataTypes) {
     const TypeInfo& s = Info(src);
     if (s.kind != Kind::Float || s.size != 1 || s.special == Special::E8m0) continue;
     const std::vector<std::uint64_t> inputs = RawInputs(src);
     for (DataType dst : {DataType::float16, DataType::bfloat16}) {
-      for (int r = 0; r < 6; ++r) {
+      for (int r = 0; r < 5; ++r) {
         for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
-          Direction dir{src, dst, static_cast<Rounding>(r % 5), oor, {}};
-          if (r == 5) {  // a scalar_map: an ordinary key and the encoding 0x01 (a subnormal)
-            if (s.bits != 8) continue;
-            dir.map = {{0x38, 0x1234}, {0x01, 0xBEEF}};
-          }
+          Direction dir{src, dst, static_cast<Rounding>(r), oor, {}};
           SCOPED_TRACE(Describe(dir));
-          auto kernel = SelectIntLanes(dir, target());
-          if (dst == DataType::float16 && !f16c) {
-            EXPECT_EQ(kernel, nullptr);
-            continue;
-          }
+          auto kernel = SelectFloat8ToHalf(dir, target());
           ASSERT_NE(kernel, nullptr);
-          EXPECT_STREQ(kernel->name(), dst == DataType::float16 ? "int-lanes-float8-to-float16-f16c"
-                                                                : "int-lanes-float8-to-bfloat16");
+          EXPECT_STREQ(kernel->name(), "float8-to-half-lanes");
           ++covered;
           ExpectKernelMatches(*kernel, dir, inputs, covered % 3, covered % 5);
           if (HasFatalFailure()) return;
         }
       }
+      Direction mapped{src, dst, Rounding::kNearestEven, OutOfRange::kUnset, {{0x01, 0xBEEF}}};
+      EXPECT_EQ(SelectFloat8ToHalf(mapped, target()), nullptr) << Describe(mapped);
     }
   }
-  EXPECT_GE(covered, f16c ? 300 : 150);
+  EXPECT_EQ(covered, 9 * 2 * 5 * 3);  // 9 sources (float8/6/4 but e8m0), 2 destinations, 5 modes, 3 settings
 }
 
 // Tails of every length 0..40 and around one and two blocks of the widest vectors (a byte block
@@ -210,6 +203,8 @@ TEST_P(IntFamilies, TailsAndUnalignedBuffers) {
       {DataType::int16, DataType::uint16, Rounding::kNearestEven, OutOfRange::kUnset, {}},
       {DataType::int32, DataType::float32, Rounding::kTowardsNegative, OutOfRange::kUnset, {}},
       {DataType::float8_e5m2, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::float8_e4m3, DataType::float16, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::float6_e3m2fn, DataType::bfloat16, Rounding::kTowardsZero, OutOfRange::kClamp, {}},
   };
   std::vector<std::size_t> lengths;
   for (std::size_t n = 0; n <= 40; ++n) lengths.push_back(n);
@@ -303,6 +298,7 @@ TEST_P(IntFamilies, NonDefaultFloatingPointEnvironment) {
       {DataType::float8_e5m2, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
       {DataType::float8_e4m3b11fnuz, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
       {DataType::float6_e3m2fn, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
+      {DataType::float8_e5m2fnuz, DataType::float16, Rounding::kNearestEven, OutOfRange::kUnset, {}},
       {DataType::float8_e4m3, DataType::float8_e5m2, Rounding::kNearestEven, OutOfRange::kUnset, {}},
   };
   for (const Direction& dir : dirs) {

@@ -23,8 +23,7 @@ using FamilySelector = std::unique_ptr<const Kernel> (*)(const Direction& dir, s
 std::unique_ptr<const Kernel> SelectFloatLanes(const Direction& dir, std::int64_t target);
 // float64_lanes.cc: float64 -> float32 and integers; float64/int64 lanes; int64/uint64 -> floats.
 std::unique_ptr<const Kernel> SelectFloat64Lanes(const Direction& dir, std::int64_t target);
-// int_lanes.cc: integer sources of <= 32 bits -> integers, float32; float8/6/4 -> float32,
-// bfloat16 and (AVX2-class targets) float16.
+// int_lanes.cc: integer sources of <= 32 bits -> integers, float32; float8/6/4 -> float32.
 std::unique_ptr<const Kernel> SelectIntLanes(const Direction& dir, std::int64_t target);
 // int8_lanes.cc, table8.cc: 1-byte -> 1-byte pairs.
 std::unique_ptr<const Kernel> SelectInt8Lanes(const Direction& dir, std::int64_t target);
@@ -33,12 +32,15 @@ std::unique_ptr<const Kernel> SelectTable8(const Direction& dir, std::int64_t ta
 // int_lanes.cc has them below): loads (SSE4), a gather (AVX2, AVX3),
 // vpermi2b (AVX3_DL).
 std::unique_ptr<const Kernel> SelectTable8To16(const Direction& dir, std::int64_t target);
+// float8_to_half.cc: float8/6/4 -> float16 and bfloat16 in 16-bit lanes, without a scalar_map.
+std::unique_ptr<const Kernel> SelectFloat8ToHalf(const Direction& dir, std::int64_t target);
 
-// In the order SelectKernelFor tries them. The int lanes before the float lanes: where both take a
-// pair (float8/6/4 -> bfloat16, float16), the int lanes' exact decode and narrowing is less work
-// than the float lanes' decode and rounding.
+// In the order SelectKernelFor tries them. The 1-byte -> 2-byte tables first (they decline the
+// pairs where they are slower, table8_to16.cc); for float8/6/4 -> float16 and bfloat16 the
+// float8-to-half lanes before the float lanes, which decode in 32-bit lanes and round (they keep
+// the pairs with a scalar_map where there is no table: ARM).
 inline constexpr FamilySelector kFamilySelectors[] = {
-    &SelectTable8To16, &SelectIntLanes, &SelectFloatLanes, &SelectFloat64Lanes, &SelectInt8Lanes, &SelectTable8,
+    &SelectTable8To16, &SelectFloat8ToHalf, &SelectIntLanes, &SelectFloatLanes, &SelectFloat64Lanes, &SelectInt8Lanes, &SelectTable8,
 };
 
 }  // namespace zcast::internal

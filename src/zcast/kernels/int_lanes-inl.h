@@ -164,38 +164,6 @@ struct Float8ToF32 {
   }
 };
 
-// A float8 (or float6/float4, not e8m0) encoding -> float16 or bfloat16 bits (kHalf), exactly:
-// Float8ToF32's float32, then narrowed. Every value of these sources is a value of both: at most
-// 4 significand bits (bfloat16 has 8, float16 11), magnitudes from 2^-17 (float8_e5m2fnuz's
-// smallest subnormal; float16's is 2^-24) to 57344 (float8_e5m2fnuz's max; float16's 65504), so
-// the narrowing rounds nothing in any mode: bfloat16 is float32's upper half (a quiet NaN stays
-// one, 0x7FC0 with its sign), float16 is F16C's vcvtps2ph (AVX2-class targets only: Highway
-// 1.0.3's float16 DemoteTo is not trusted below them), which keeps a NaN's sign and quiets it.
-// Exactness per encoding, mode and out_of_range: kernels_int_families_test.cc.
-enum class Half { kFloat16, kBfloat16 };
-template <Special8 kKind, Half kHalf>
-struct Float8ToHalf {
-  using Consts = Float8Consts;
-  static constexpr FpRounding kFpRounding = FpRounding::kNearest;
-  static HWY_INLINE VI32 Convert(const Consts& c, VI32 v, MI32* declined) {
-    const DI32 d;
-    const hn::RebindToUnsigned<DI32> du;
-    const VI32 f = Float8ToF32<kKind>::Convert(c, v, declined);
-    if constexpr (kHalf == Half::kBfloat16) {
-      return hn::BitCast(d, hn::ShiftRight<16>(hn::BitCast(du, f)));
-    } else {
-#if HWY_TARGET == HWY_AVX2
-      return VI32{_mm256_cvtepu16_epi32(_mm256_cvtps_ph(_mm256_castsi256_ps(f.raw), _MM_FROUND_TO_NEAREST_INT))};
-#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      return VI32{_mm512_cvtepu16_epi32(_mm512_cvtps_ph(_mm512_castsi512_ps(f.raw), _MM_FROUND_TO_NEAREST_INT))};
-#else
-      static_assert(kHalf != Half::kFloat16, "float16 needs F16C (AVX2-class targets)");
-      return f;
-#endif
-    }
-  }
-};
-
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace zcast::internal::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -113,40 +113,17 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
   });
 }
 
-// float8/6/4 -> float32, bfloat16 and (on AVX2-class targets: F16C) float16. The 1-byte ->
-// 2-byte table (table8_to16.cc, tried first) takes the 16-bit destinations on x86 but where its
-// AVX2 gather is slow (AMD); ARM, EMU128 and SCALAR have no table and take bfloat16 here.
-template <class Conv>
-std::unique_ptr<const Kernel> MakeFloat8(const Direction& dir, const Float8Consts& c, std::size_t dst_size,
-                                         const char* name) {
+// float8/6/4 -> float32 (the 16-bit destinations are float8_to_half.cc's).
+std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
+  const Float8Consts c = Float8ConstsOf(Info(dir.src));
   const auto make = [&]<Special8 kKind>() {
-    return MakeWithMap<IntLanes<LoadU8, typename Conv::template For<kKind>>>(dir, {c, {}, dst_size}, name,
-                                                                            KeyRep::kInt32Value);
+    return MakeWithMap<IntLanes<LoadU8, Float8ToF32<kKind>>>(dir, {c, {}, 4}, "int-lanes-float8-to-float32",
+                                                             KeyRep::kInt32Value);
   };
   const Special s = Info(dir.src).special;
   if (s == Special::Ieee) return make.template operator()<Special8::kIeee>();
   if (s == Special::Fnuz) return make.template operator()<Special8::kFnuz>();
   return make.template operator()<Special8::kNone>();
-}
-struct ToF32 {
-  template <Special8 kKind> using For = Float8ToF32<kKind>;
-};
-template <Half kHalf>
-struct ToHalf {
-  template <Special8 kKind> using For = Float8ToHalf<kKind, kHalf>;
-};
-
-std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
-  const Float8Consts c = Float8ConstsOf(Info(dir.src));
-  if (dir.dst == DataType::bfloat16) return MakeFloat8<ToHalf<Half::kBfloat16>>(dir, c, 2, "int-lanes-float8-to-bfloat16");
-  if (dir.dst == DataType::float16) {
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    return MakeFloat8<ToHalf<Half::kFloat16>>(dir, c, 2, "int-lanes-float8-to-float16-f16c");
-#else
-    return nullptr;
-#endif
-  }
-  return MakeFloat8<ToF32>(dir, c, 4, "int-lanes-float8-to-float32");
 }
 
 std::unique_ptr<const Kernel> MakeIntLanes(const Direction& dir) {
@@ -174,7 +151,7 @@ std::unique_ptr<const Kernel> SelectIntLanes(const Direction& dir, std::int64_t 
     // float8/float6/float4 -> float32 (a scalar_map on a sub-byte source would need the ignored
     // upper bits masked before the key compare: left to the table).
     if (s.size != 1 || s.special == Special::E8m0) return nullptr;
-    if (dir.dst != DataType::float32 && dir.dst != DataType::float16 && dir.dst != DataType::bfloat16) return nullptr;
+    if (dir.dst != DataType::float32) return nullptr;
     if (s.bits != 8 && !dir.map.empty()) return nullptr;
   } else {
     if (dir.src == DataType::uint32 || s.bits > 32) return nullptr;

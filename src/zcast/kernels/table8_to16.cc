@@ -14,23 +14,18 @@
 // MakeTable8To16): its arithmetic beats every lookup there.
 //
 // AVX2 and AVX3 look the bytes up with the hardware gather (vpgatherdd) of 32-bit entries (low 16
-// bits the result, bit 31 marking a failing entry): the float-lane family's exact conversion
-// (float_lanes-inl.h) measured 0.45-0.54 of the hand-written AVX2 kernels for float8 -> float16
-// and bfloat16 (docs/performance-highway.md); a gather of a 1 KiB table needs no per-type
+// bits the result, bit 31 marking a failing entry); a gather of a 1 KiB table needs no per-type
 // arithmetic. Integer sources into float16 are left to the float-lane F16C kernel on these
 // targets: an integer is exact in float32 in two instructions and vcvtps2ph is one: with those
 // loads inlined (IntSourceLanes, float_lanes-inl.h) uint8 -> float16 measured 32.6 GB/s in cache
 // against the gather's 18.7 (the hand-written kernel: 31.2; streaming, the gather was 0.80 of it).
-// On AMD CPUs the gather is slow (7.5-8.2 GB/s in cache on a Zen 4, 0.31-0.35 of the ceiling
-// streaming), so there AVX2 leaves float8/6/4 -> float16 and bfloat16 to the int lanes' exact
-// decode (CpuGathersAreSlow; see MakeTable8To16).
+// SSE4 has no gather: there the block is a plain loop of table loads, one load, one store and one
+// OR per element.
 //
-// SSE4 has no gather and no F16C: there the block is a plain loop of table loads, one load, one
-// store and one OR per element, which the float-lane kernels (a float8 decode and a float16 or
-// bfloat16 encode in integer arithmetic, 4 lanes a vector) were well below: float8_e4m3 ->
-// float16 at 0.24-0.29 of the copy ceiling, uint8 -> float16 at 0.36. The ARM targets keep the
-// float-lane kernels for float16 and the int lanes for bfloat16 (their speed cannot be measured
-// here: qemu).
+// Below AVX3_DL, float8/6/4 into float16 and bfloat16 without a scalar_map are the float8-to-half
+// family's (float8_to_half.cc), which beat the gather and the loads by 1.4-7x in cache (see
+// MakeTable8To16); so on those targets the table serves integer sources into bfloat16 (and into
+// float16 on SSE4), e8m0, and the pairs with a scalar_map. The ARM targets have no table.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8_to16.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -41,7 +36,6 @@
 #include <cstring>
 
 #include "zcast/kernels/block-inl.h"
-#include "zcast/kernels/targets.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
@@ -167,16 +161,14 @@ std::unique_ptr<const Kernel> MakeTable8To16(const Direction& dir) {
   // 7.5 (gather) / 7.8 (gather); AVX3_DL's permute (62) and the int lanes (52-66) are alike there.
   if (Info(dir.src).is_int() && Info(dir.dst).is_int()) return nullptr;
 #endif
-#if HWY_TARGET == HWY_AVX2
-  // float8/6/4 into float16 and bfloat16 where the gather is slow (AMD): the int lanes' exact
-  // decode and narrowing (int_lanes-inl.h, Float8ToHalf) ran float8_e4m3 -> float16 at 12 GB/s in
-  // cache against the gather's 7.9 on an AMD EPYC (Zen 4), and streamed at 0.43 / 0.46 of the copy
-  // ceiling (float16 / bfloat16) against 0.33 / 0.35: still below the 0.5 issue 5 asks, the decode
-  // (Float8ToF32, about 18 operations a vector) being the limit. AVX3 keeps the gather: every AMD
-  // CPU with AVX-512 has VBMI, so AVX3 is the best target only on Intel's, whose gathers are fast.
-  if (CpuGathersAreSlow() && Info(dir.src).kind == Kind::Float &&
-      (dir.dst == DataType::float16 || dir.dst == DataType::bfloat16) && Info(dir.src).special != Special::E8m0 &&
-      dir.map.empty())  // with a scalar_map, the table (which has it built in) stays
+#if HWY_TARGET != HWY_AVX3_DL
+  // float8/6/4 into float16 and bfloat16 are the float8-to-half family's below AVX3_DL
+  // (float8_to_half.cc: 16-bit lanes, a shift and an add, two byte lookups): in cache on an AMD
+  // EPYC (Zen 4) float8_e4m3 -> float16 ran 14 (SSE4) / 31 (AVX2) / 55 (AVX3) GB/s there against
+  // the table's 10 (loads) / 8 (gather) / 8 (gather); AVX3_DL's permute ran 62 against its 48.
+  // With a scalar_map the table (which has it built in) stays.
+  if (Info(dir.src).kind == Kind::Float && Info(dir.src).special != Special::E8m0 && !Info(dir.dst).is_int() &&
+      dir.map.empty())
     return nullptr;
 #endif
 #if defined(ZCAST_TABLE8_TO16_GATHER) || HWY_TARGET == HWY_AVX3_DL

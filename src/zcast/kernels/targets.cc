@@ -4,15 +4,10 @@
 
 #include <hwy/targets.h>
 
-#if HWY_ARCH_X86
-#include <cpuid.h>
-#endif
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "zcast/zcast.hpp"
@@ -50,23 +45,6 @@ bool SimdTargetIncludesAvx2(std::int64_t target) {
   return target == HWY_AVX2 || target == HWY_AVX3 || target == HWY_AVX3_DL;
 #else
   (void)target;
-  return false;
-#endif
-}
-
-bool CpuGathersAreSlow() {
-#if HWY_ARCH_X86
-  static const bool slow = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
-    char vendor[13] = {};
-    std::memcpy(vendor, &b, 4);  // the vendor string is EBX, EDX, ECX
-    std::memcpy(vendor + 4, &d, 4);
-    std::memcpy(vendor + 8, &c, 4);
-    return std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0;
-  }();
-  return slow;
-#else
   return false;
 #endif
 }

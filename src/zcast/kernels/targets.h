@@ -31,12 +31,6 @@ bool SimdTargetBetter(std::int64_t a, std::int64_t b);
 // (float_to_narrow.cc).
 bool SimdTargetIncludesAvx2(std::int64_t target);
 
-// True on x86 CPUs whose AVX2 gathers are too slow for the 1-byte -> 2-byte tables: AMD's (and
-// Hygon's, the same cores). On an AMD EPYC (Zen 4) the vpgatherdd table ran float8_e4m3 ->
-// float16 at 0.31-0.34 of the copy ceiling on AVX2 (8 GB/s in cache), where an Intel Xeon
-// streamed it at 1.02-1.07 (docs/performance-highway.md, stops 14-16). False elsewhere.
-bool CpuGathersAreSlow();
-
 // Every target compiled into this build, baseline first, worst to best.
 const std::vector<std::int64_t>& CompiledSimdTargets();
 // Those the CPU supports (the cap does not apply), baseline first, worst to best.

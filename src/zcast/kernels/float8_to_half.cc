@@ -1,0 +1,272 @@
+// The float8-to-half family: float8/6/4 sources (not e8m0) -> float16 and bfloat16, in 16-bit
+// lanes, without a scalar_map. Every value of these sources is a value of both destinations (at
+// most 4 significand bits; magnitudes 2^-17 .. 57344, float16 reaching 2^-24 .. 65504), so the
+// result is a pure function of the byte: no rounding, no out-of-range, no declined lane.
+//
+// Why a family of its own: the other exact ways were all slower where they run. The int lanes
+// decoded to float32 in 32-bit lanes (about 18 operations per 8 lanes on AVX2) and narrowed: 0.43
+// / 0.46 of the copy ceiling (float16 / bfloat16) on an AMD EPYC, where AVX2's gather of a 256-entry
+// table was 0.33 / 0.35 (docs/performance-highway.md, stop 16). Here a vector of 16-bit lanes
+// (twice the elements) takes about 18 operations, none of them a gather or a conversion:
+//   - magnitudes 16 and up: the exponent and mantissa fields shifted to the destination's places
+//     and the exponent rebiased by one integer add (all of them are normal in both destinations);
+//   - magnitudes 0..15 (every subnormal of every source: M <= 4; also float8_e5m2fnuz's smallest
+//     normals, which are float16 subnormals): two byte lookups (pshufb, tbl) in 16-entry tables
+//     of the results' low and high bytes, filled by the reference path at bind time;
+//   - the sign bit moved to bit 15; IEEE-like Inf and NaN (rare: a branch) and fnuz's NaN 0x80
+//     blended in with the reference's results.
+// At bind time the same formula, in scalar code (Model), is checked against the reference path on
+// all 256 bytes; a source it did not fit would get no kernel here (none does: the tests ask for
+// one on every pair). Where it is selected (families.h, table8_to16.cc): below the 1-byte ->
+// 2-byte table where that is faster (AVX3_DL's permute; the gather on CPUs whose gathers are fast)
+// and before the int and float lanes everywhere.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "zcast/kernels/float8_to_half.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include <cstring>
+
+#include "zcast/kernels/block-inl.h"
+
+#ifndef ZCAST_SRC_KERNELS_FLOAT8_TO_HALF_PLAN_
+#define ZCAST_SRC_KERNELS_FLOAT8_TO_HALF_PLAN_
+namespace zcast::internal {
+
+enum class HalfSpecials { kNone, kInfNan, kNanAt0x80 };  // float4/6 (fn); IEEE-like; fnuz
+
+struct HalfPlan {
+  alignas(16) std::uint8_t low[16];  // the results of magnitudes 0..15: low bytes
+  alignas(16) std::uint8_t high[16];  // and high bytes
+  std::uint16_t value_mask, mag_mask;
+  int shift, sign_shift;  // M_dst - M_src; 15 - (E + M)
+  std::uint16_t rebias;   // (bias_dst - bias_src) << M_dst, modulo 2^16
+  std::uint16_t inf_mag;  // kInfNan: the magnitude of Inf (larger ones are NaN)
+  std::uint16_t inf, nan;  // kInfNan: +Inf's and +NaN's results; kNanAt0x80: 0x80's result
+};
+
+// The kernel's formula for one byte, in scalar code.
+template <HalfSpecials kS>
+inline std::uint16_t Model(const HalfPlan& p, std::uint8_t byte) {
+  const unsigned s = byte & p.value_mask, mag = s & p.mag_mask;
+  const unsigned sign = (s ^ mag) << p.sign_shift;
+  unsigned r = mag < 16 ? p.low[mag] | (p.high[mag] << 8) : (mag << p.shift) + p.rebias;
+  r = (r | sign) & 0xFFFF;
+  if (kS == HalfSpecials::kInfNan && mag >= p.inf_mag) r = (mag == p.inf_mag ? p.inf : p.nan) | sign;
+  if (kS == HalfSpecials::kNanAt0x80 && s == 0x80) r = p.nan;
+  return static_cast<std::uint16_t>(r);
+}
+
+}  // namespace zcast::internal
+#endif  // ZCAST_SRC_KERNELS_FLOAT8_TO_HALF_PLAN_
+
+HWY_BEFORE_NAMESPACE();
+namespace zcast::internal::HWY_NAMESPACE {
+
+// kSubByte: float6/float4, whose upper bits are ignored (masked off first).
+template <HalfSpecials kS, bool kSubByte>
+struct Float8ToHalfFamily {
+  static constexpr FpRounding kFpRounding = FpRounding::kNearest;  // integer arithmetic only
+  using Params = HalfPlan;
+  static constexpr std::size_t SrcSize(const Params&) { return 1; }
+  static constexpr std::size_t DstSize(const Params&) { return 2; }
+  static std::size_t BlockElems() { return kVecs * hn::Lanes(DU32()); }
+
+#if HWY_TARGET == HWY_SCALAR
+  // One lane per vector: a byte table lookup is no vector operation there; the formula as is.
+  using Consts = const HalfPlan*;
+  static Consts MakeConsts(const Params& p) { return &p; }
+  static HWY_INLINE std::size_t Block(const Consts& p, const unsigned char* in, unsigned char* out,
+                                      const Resolver&) {
+    for (std::size_t j = 0; j < kVecs; ++j) {
+      const std::uint16_t r = Model<kS>(*p, in[j]);
+      std::memcpy(out + 2 * j, &r, 2);
+    }
+    return kNoFailure;
+  }
+#else
+  using DU16 = hn::ScalableTag<std::uint16_t>;
+  using DI16 = hn::RebindToSigned<DU16>;
+  using DU8 = hn::Repartition<std::uint8_t, DU16>;
+  using VU16 = hn::Vec<DU16>;
+  using MU16 = hn::Mask<DU16>;
+  struct Consts {
+    hn::Vec<DU8> low, high;  // the 16-byte tables in every 128-bit block (TableLookupBytes' reach)
+    VU16 value_mask, mag_mask, rebias, inf_mag, below_inf, inf, nan;
+    int shift, sign_shift;
+  };
+  static Consts MakeConsts(const Params& p) {
+    const DU16 d;
+    const DU8 d8;
+    return {hn::LoadDup128(d8, p.low),
+            hn::LoadDup128(d8, p.high),
+            hn::Set(d, p.value_mask),
+            hn::Set(d, p.mag_mask),
+            hn::Set(d, p.rebias),
+            hn::Set(d, p.inf_mag),
+            hn::Set(d, static_cast<std::uint16_t>(p.inf_mag - 1)),
+            hn::Set(d, p.inf),
+            hn::Set(d, p.nan),
+            p.shift,
+            p.sign_shift};
+  }
+  static HWY_INLINE VU16 Load(const Consts& c, const unsigned char* in) {
+    const DU16 d;
+    const VU16 v = hn::PromoteTo(d, hn::LoadU(hn::Rebind<std::uint8_t, DU16>(), in));
+    if constexpr (kSubByte) return hn::And(v, c.value_mask);
+    return v;
+  }
+  static HWY_INLINE VU16 Sign(const Consts& c, VU16 v, VU16 mag) { return hn::ShiftLeftSame(hn::Xor(v, mag), c.sign_shift); }
+  // One vector's results, but for IEEE-like Inf and NaN: those lanes are `special` (kInfNan).
+  static HWY_INLINE VU16 One(const Consts& c, const unsigned char* in, MU16* special) {
+    const DU16 d;
+    const DI16 di;
+    const DU8 d8;
+    const VU16 v = Load(c, in);
+    const VU16 mag = hn::And(v, c.mag_mask);
+    const VU16 normal = hn::Add(hn::ShiftLeftSame(mag, c.shift), c.rebias);
+    // The magnitude in both bytes of its lane (< 2^7, so the product fits) indexes the low-byte
+    // table for the low byte and the high-byte table for the high byte. Magnitudes >= 16 index
+    // what TableLookupBytes leaves implementation-defined: those lanes take `normal` instead.
+    const auto index = hn::BitCast(d8, hn::Mul(mag, hn::Set(d, 0x0101)));
+    const VU16 table = hn::BitCast(d, hn::OddEven(hn::TableLookupBytes(c.high, index), hn::TableLookupBytes(c.low, index)));
+    // Magnitudes are < 2^15: the signed compare is one instruction on x86.
+    const MU16 small = hn::RebindMask(d, hn::Lt(hn::BitCast(di, mag), hn::Set(di, 16)));
+    const VU16 r = hn::Or(hn::IfThenElse(small, table, normal), Sign(c, v, mag));
+    if constexpr (kS == HalfSpecials::kInfNan) {
+      *special = hn::RebindMask(d, hn::Gt(hn::BitCast(di, mag), hn::BitCast(di, c.below_inf)));
+    } else if constexpr (kS == HalfSpecials::kNanAt0x80) {
+      return hn::IfThenElse(hn::Eq(v, hn::Set(d, 0x80)), c.nan, r);
+    }
+    return r;
+  }
+  // Inf (the largest magnitude) and NaN (above it) with their signs, in the `special` lanes.
+  static HWY_NOINLINE VU16 FixSpecials(const Consts& c, const unsigned char* in, VU16 r, MU16 special) {
+    const VU16 v = Load(c, in);
+    const VU16 mag = hn::And(v, c.mag_mask);
+    const VU16 fixed = hn::Or(hn::IfThenElse(hn::Eq(mag, c.inf_mag), c.inf, c.nan), Sign(c, v, mag));
+    return hn::IfThenElse(special, fixed, r);
+  }
+  static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
+                                      const Resolver&) {
+    const DU16 d;
+    const std::size_t n = hn::Lanes(d);
+    auto* o = reinterpret_cast<std::uint16_t*>(out);
+    for (std::size_t j = 0; j < kVecs / 2; ++j) {
+      MU16 special = hn::FirstN(d, 0);
+      VU16 r = One(c, in + j * n, &special);
+      if (!hn::AllFalse(d, special)) [[unlikely]] r = FixSpecials(c, in + j * n, r, special);
+      hn::StoreU(r, d, o + j * n);
+    }
+    return kNoFailure;
+  }
+  // 64 source bytes per step (one line; several blocks on SSE4 and NEON): one prefetch of the
+  // source and two of the destination per step (PrefetchBlock once per block prefetched each
+  // source line four times on SSE4), and one test for Inf and NaN per step; a step that has
+  // them stops the run, and Block (which fixes them) converts its first block.
+  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
+                                        std::size_t blocks) {
+    const DU16 d;
+    const std::size_t n = hn::Lanes(d);
+    const std::size_t per_step = BlockElems() >= 64 ? 1 : 64 / BlockElems();
+    const std::size_t step = per_step * BlockElems();  // elements
+    std::size_t b = 0;
+    for (; b + per_step <= blocks; b += per_step) {
+      const unsigned char* src = in + b * BlockElems();
+      auto* o = reinterpret_cast<std::uint16_t*>(out) + b * BlockElems();
+      PrefetchBlock(src, step, reinterpret_cast<unsigned char*>(o), 2 * step);
+      MU16 any = hn::FirstN(d, 0);
+      for (std::size_t j = 0; j < step; j += n) {
+        MU16 special = hn::FirstN(d, 0);
+        hn::StoreU(One(c, src + j, &special), d, o + j);
+        if constexpr (kS == HalfSpecials::kInfNan) any = hn::Or(any, special);
+      }
+      if constexpr (kS == HalfSpecials::kInfNan) {
+        if (!hn::AllFalse(d, any)) [[unlikely]] return b;
+      }
+    }
+    return b;
+  }
+#endif
+};
+
+std::unique_ptr<const Kernel> MakeFloat8ToHalf(const Direction& dir, const HalfPlan& plan, HalfSpecials kind) {
+  const char* name = "float8-to-half-lanes";
+  switch (kind) {
+    case HalfSpecials::kInfNan: return Make<Float8ToHalfFamily<HalfSpecials::kInfNan, false>>(dir, plan, name);
+    case HalfSpecials::kNanAt0x80: return Make<Float8ToHalfFamily<HalfSpecials::kNanAt0x80, false>>(dir, plan, name);
+    // The sources without Inf or NaN are float4/float6 (fn), the sub-byte ones (a value mask of
+    // 0xFF would be harmless on an 8-bit one).
+    default: return Make<Float8ToHalfFamily<HalfSpecials::kNone, true>>(dir, plan, name);
+  }
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace zcast::internal::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "zcast/kernels/dispatch.h"
+#include "zcast/kernels/families.h"
+
+namespace zcast::internal {
+
+HWY_EXPORT(MakeFloat8ToHalf);
+
+namespace {
+
+// The plan of `dir`, or false where the formula does not give the reference's result for every
+// byte (checked, not assumed: Model against ConvertScalar).
+bool PlanFor(const Direction& dir, HalfPlan* p, HalfSpecials* kind) {
+  const TypeInfo& s = Info(dir.src);
+  const TypeInfo& d = Info(dir.dst);
+  *kind = s.special == Special::Ieee ? HalfSpecials::kInfNan
+          : s.special == Special::Fnuz ? HalfSpecials::kNanAt0x80
+                                       : HalfSpecials::kNone;
+  const auto result = [&](std::uint64_t bits) { return ConvertScalar(dir, bits); };
+  for (unsigned m = 0; m < 16; ++m) {
+    const CastOutcome r = result(m & s.value_mask());
+    p->low[m] = static_cast<std::uint8_t>(r.bits);
+    p->high[m] = static_cast<std::uint8_t>(r.bits >> 8);
+  }
+  p->value_mask = static_cast<std::uint16_t>(s.value_mask());
+  p->mag_mask = static_cast<std::uint16_t>((1u << (s.exp_bits + s.mant_bits)) - 1);
+  p->shift = d.mant_bits - s.mant_bits;
+  p->sign_shift = 15 - (s.exp_bits + s.mant_bits);
+  p->rebias = static_cast<std::uint16_t>((d.bias - s.bias) * (1 << d.mant_bits));
+  p->inf_mag = static_cast<std::uint16_t>(s.positive_inf());
+  p->inf = p->nan = 0;
+  if (*kind == HalfSpecials::kInfNan) {
+    p->inf = static_cast<std::uint16_t>(result(s.positive_inf()).bits);
+    p->nan = static_cast<std::uint16_t>(result(s.positive_inf() + 1).bits);
+  } else if (*kind == HalfSpecials::kNanAt0x80) {
+    p->nan = static_cast<std::uint16_t>(result(0x80).bits);
+  }
+  for (unsigned b = 0; b < 256; ++b) {
+    const CastOutcome r = result(b);
+    std::uint16_t got = 0;
+    switch (*kind) {
+      case HalfSpecials::kInfNan: got = Model<HalfSpecials::kInfNan>(*p, static_cast<std::uint8_t>(b)); break;
+      case HalfSpecials::kNanAt0x80: got = Model<HalfSpecials::kNanAt0x80>(*p, static_cast<std::uint8_t>(b)); break;
+      case HalfSpecials::kNone: got = Model<HalfSpecials::kNone>(*p, static_cast<std::uint8_t>(b)); break;
+    }
+    if (r.error != CastError::kNone || r.bits != got) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<const Kernel> SelectFloat8ToHalf(const Direction& dir, std::int64_t target) {
+  const TypeInfo& s = Info(dir.src);
+  if (s.kind != Kind::Float || s.size != 1 || s.special == Special::E8m0 || !dir.map.empty()) return nullptr;
+  if (dir.dst != DataType::float16 && dir.dst != DataType::bfloat16) return nullptr;
+  HalfPlan plan;
+  HalfSpecials kind;
+  if (!PlanFor(dir, &plan, &kind)) return nullptr;
+  return ZCAST_CALL_FOR_TARGET(MakeFloat8ToHalf, target, dir, plan, kind);
+}
+
+}  // namespace zcast::internal
+#endif  // HWY_ONCE
