@@ -91,61 +91,51 @@ struct Float8ToHalfFamily {
   using DU8 = hn::Repartition<std::uint8_t, DU16>;
   using VU16 = hn::Vec<DU16>;
   using MU16 = hn::Mask<DU16>;
-  struct Consts {
-    hn::Vec<DU8> low, high;  // the 16-byte tables in every 128-bit block (TableLookupBytes' reach)
-    VU16 value_mask, mag_mask, rebias, inf_mag, below_inf, inf, nan;
-    int shift, sign_shift;
-  };
-  static Consts MakeConsts(const Params& p) {
-    const DU16 d;
-    const DU8 d8;
-    return {hn::LoadDup128(d8, p.low),
-            hn::LoadDup128(d8, p.high),
-            hn::Set(d, p.value_mask),
-            hn::Set(d, p.mag_mask),
-            hn::Set(d, p.rebias),
-            hn::Set(d, p.inf_mag),
-            hn::Set(d, static_cast<std::uint16_t>(p.inf_mag - 1)),
-            hn::Set(d, p.inf),
-            hn::Set(d, p.nan),
-            p.shift,
-            p.sign_shift};
-  }
+  // Plain data: SVE's vectors cannot be members. The vectors are set where they are used; in
+  // FastRun's loop, from a local copy, so that they are set once (stores through `out` could
+  // alias a plan that is not local).
+  using Consts = HalfPlan;
+  static Consts MakeConsts(const Params& p) { return p; }
   static HWY_INLINE VU16 Load(const Consts& c, const unsigned char* in) {
     const DU16 d;
     const VU16 v = hn::PromoteTo(d, hn::LoadU(hn::Rebind<std::uint8_t, DU16>(), in));
-    if constexpr (kSubByte) return hn::And(v, c.value_mask);
+    if constexpr (kSubByte) return hn::And(v, hn::Set(d, c.value_mask));
     return v;
   }
-  static HWY_INLINE VU16 Sign(const Consts& c, VU16 v, VU16 mag) { return hn::ShiftLeftSame(hn::Xor(v, mag), c.sign_shift); }
+  static HWY_INLINE VU16 Sign(const Consts& c, VU16 v, VU16 mag) {
+    return hn::ShiftLeftSame(hn::Xor(v, mag), c.sign_shift);
+  }
   // One vector's results, but for IEEE-like Inf and NaN: those lanes are `special` (kInfNan).
   static HWY_INLINE VU16 One(const Consts& c, const unsigned char* in, MU16* special) {
     const DU16 d;
     const DI16 di;
     const DU8 d8;
     const VU16 v = Load(c, in);
-    const VU16 mag = hn::And(v, c.mag_mask);
-    const VU16 normal = hn::Add(hn::ShiftLeftSame(mag, c.shift), c.rebias);
+    const VU16 mag = hn::And(v, hn::Set(d, c.mag_mask));
+    const VU16 normal = hn::Add(hn::ShiftLeftSame(mag, c.shift), hn::Set(d, c.rebias));
     // The magnitude in both bytes of its lane (< 2^7, so the product fits) indexes the low-byte
     // table for the low byte and the high-byte table for the high byte. Magnitudes >= 16 index
     // what TableLookupBytes leaves implementation-defined: those lanes take `normal` instead.
     const auto index = hn::BitCast(d8, hn::Mul(mag, hn::Set(d, 0x0101)));
-    const VU16 table = hn::BitCast(d, hn::OddEven(hn::TableLookupBytes(c.high, index), hn::TableLookupBytes(c.low, index)));
+    const VU16 table = hn::BitCast(d, hn::OddEven(hn::TableLookupBytes(hn::LoadDup128(d8, c.high), index),
+                                                  hn::TableLookupBytes(hn::LoadDup128(d8, c.low), index)));
     // Magnitudes are < 2^15: the signed compare is one instruction on x86.
     const MU16 small = hn::RebindMask(d, hn::Lt(hn::BitCast(di, mag), hn::Set(di, 16)));
     const VU16 r = hn::Or(hn::IfThenElse(small, table, normal), Sign(c, v, mag));
     if constexpr (kS == HalfSpecials::kInfNan) {
-      *special = hn::RebindMask(d, hn::Gt(hn::BitCast(di, mag), hn::BitCast(di, c.below_inf)));
+      *special = hn::RebindMask(d, hn::Gt(hn::BitCast(di, mag), hn::Set(di, static_cast<std::int16_t>(c.inf_mag - 1))));
     } else if constexpr (kS == HalfSpecials::kNanAt0x80) {
-      return hn::IfThenElse(hn::Eq(v, hn::Set(d, 0x80)), c.nan, r);
+      return hn::IfThenElse(hn::Eq(v, hn::Set(d, 0x80)), hn::Set(d, c.nan), r);
     }
     return r;
   }
   // Inf (the largest magnitude) and NaN (above it) with their signs, in the `special` lanes.
   static HWY_NOINLINE VU16 FixSpecials(const Consts& c, const unsigned char* in, VU16 r, MU16 special) {
+    const DU16 d;
     const VU16 v = Load(c, in);
-    const VU16 mag = hn::And(v, c.mag_mask);
-    const VU16 fixed = hn::Or(hn::IfThenElse(hn::Eq(mag, c.inf_mag), c.inf, c.nan), Sign(c, v, mag));
+    const VU16 mag = hn::And(v, hn::Set(d, c.mag_mask));
+    const VU16 fixed = hn::Or(hn::IfThenElse(hn::Eq(mag, hn::Set(d, c.inf_mag)), hn::Set(d, c.inf), hn::Set(d, c.nan)),
+                              Sign(c, v, mag));
     return hn::IfThenElse(special, fixed, r);
   }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
@@ -165,8 +155,9 @@ struct Float8ToHalfFamily {
   // source and two of the destination per step (PrefetchBlock once per block prefetched each
   // source line four times on SSE4), and one test for Inf and NaN per step; a step that has
   // them stops the run, and Block (which fixes them) converts its first block.
-  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
+  static HWY_INLINE std::size_t FastRun(const Consts& plan, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
+    const HalfPlan c = plan;  // a local: see Consts
     const DU16 d;
     const std::size_t n = hn::Lanes(d);
     const std::size_t per_step = BlockElems() >= 64 ? 1 : 64 / BlockElems();
