@@ -1,8 +1,9 @@
 // zcast_kernel_loop: one kernel's own speed, in cache or streaming, without the codec around it.
 //
-//   ZCAST_SIMD_TARGET=AVX2 zcast_kernel_loop float16 uint8 0 1 4096 31
+//   ZCAST_SIMD_TARGET=AVX2 zcast_kernel_loop float16 uint8 0 1 4096 31 [NAN_EVERY]
 //   (source, destination, rounding 0-4 in zcast::Rounding's order, out_of_range 0 unset /
-//   1 clamp / 2 wrap, elements, repetitions)
+//   1 clamp / 2 wrap, elements, repetitions; NAN_EVERY k > 0: every k-th element is the source's
+//   NaN instead, to time the path of blocks that have one)
 //
 // Runs SelectKernel's kernel for the pair 20 times per repetition over the same buffers and
 // prints the median of the repetitions in GB/s (bytes read + written, 1e9 bytes/s). With 4096
@@ -29,8 +30,9 @@
 int main(int argc, char** argv) {
   using namespace zcast;
   using namespace zcast::internal;
-  if (argc != 7) {
-    std::fprintf(stderr, "usage: %s SRC DST ROUNDING(0-4) OUT_OF_RANGE(0-2) ELEMENTS REPETITIONS\n", argv[0]);
+  if (argc != 7 && argc != 8) {
+    std::fprintf(stderr, "usage: %s SRC DST ROUNDING(0-4) OUT_OF_RANGE(0-2) ELEMENTS REPETITIONS [NAN_EVERY]\n",
+                 argv[0]);
     return 2;
   }
   const auto src = DataTypeFromName(argv[1]), dst = DataTypeFromName(argv[2]);
@@ -53,6 +55,15 @@ int main(int argc, char** argv) {
     std::memcpy(&vb, &v, 8);
     const auto r = CastBits(DataType::float64, vb, dir.src, Rounding::kNearestEven, OutOfRange::kClamp);
     std::memcpy(&in[i * ss], &r.bits, ss);
+  }
+  const std::size_t nan_every = argc == 8 ? std::strtoull(argv[7], nullptr, 10) : 0;
+  if (nan_every > 0) {
+    if (!Info(dir.src).has_nan()) {
+      std::fprintf(stderr, "%s has no NaN\n", argv[1]);
+      return 2;
+    }
+    const std::uint64_t nan = Info(dir.src).canonical_nan();
+    for (std::size_t i = nan_every - 1; i < n; i += nan_every) std::memcpy(&in[i * ss], &nan, ss);
   }
   std::vector<double> seconds;
   for (int r = 0; r < reps; ++r) {
