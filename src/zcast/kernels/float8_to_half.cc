@@ -13,13 +13,14 @@
 //   - magnitudes 0..15 (every subnormal of every source: M <= 4; also float8_e5m2fnuz's smallest
 //     normals, which are float16 subnormals): two byte lookups (pshufb, tbl) in 16-entry tables
 //     of the results' low and high bytes, filled by the reference path at bind time;
-//   - the sign bit moved to bit 15; IEEE-like Inf and NaN (rare: a branch) and fnuz's NaN 0x80
-//     blended in with the reference's results.
+//   - the sign bit moved to bit 15 (float8 is loaded sign-extended: it is there already);
+//     IEEE-like Inf and NaN and fnuz's NaN 0x80 blended in with the reference's results, in the
+//     vector: with a branch on their presence, a NaN every 8 or 64 elements (a nodata fill) made
+//     the SSE4 kernel 3x slower in cache; blended, it costs nothing (stop 17).
 // At bind time the same formula, in scalar code (Model), is checked against the reference path on
 // all 256 bytes; a source it did not fit would get no kernel here (none does: the tests ask for
-// one on every pair). Where it is selected (families.h, table8_to16.cc): below the 1-byte ->
-// 2-byte table where that is faster (AVX3_DL's permute; the gather on CPUs whose gathers are fast)
-// and before the int and float lanes everywhere.
+// one on every pair). Selection (families.h): after the 1-byte -> 2-byte table, which keeps these
+// pairs only on AVX3_DL (vpermi2b) or with a scalar_map; before the int and float lanes.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/float8_to_half.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -90,82 +91,63 @@ struct Float8ToHalfFamily {
   using DI16 = hn::RebindToSigned<DU16>;
   using DU8 = hn::Repartition<std::uint8_t, DU16>;
   using VU16 = hn::Vec<DU16>;
-  using MU16 = hn::Mask<DU16>;
   // Plain data: SVE's vectors cannot be members. The vectors are set where they are used; in
   // FastRun's loop, from a local copy, so that they are set once (stores through `out` could
   // alias a plan that is not local).
   using Consts = HalfPlan;
   static Consts MakeConsts(const Params& p) { return p; }
+  // The source bytes in 16-bit lanes: float6/float4 zero-extended and masked to their value
+  // bits; float8 sign-extended, so that the sign is already bit 15 (one AND where a shift of
+  // the sign bit took two operations: this target's SSE4 build is compute-bound).
   static HWY_INLINE VU16 Load(const Consts& c, const unsigned char* in) {
     const DU16 d;
-    const VU16 v = hn::PromoteTo(d, hn::LoadU(hn::Rebind<std::uint8_t, DU16>(), in));
-    if constexpr (kSubByte) return hn::And(v, hn::Set(d, c.value_mask));
-    return v;
+    if constexpr (kSubByte) {
+      return hn::And(hn::PromoteTo(d, hn::LoadU(hn::Rebind<std::uint8_t, DU16>(), in)), hn::Set(d, c.value_mask));
+    } else {
+      const DI16 di;
+      return hn::BitCast(d, hn::PromoteTo(di, hn::LoadU(hn::Rebind<std::int8_t, DI16>(), reinterpret_cast<const std::int8_t*>(in))));
+    }
   }
-  static HWY_INLINE VU16 Sign(const Consts& c, VU16 v, VU16 mag) {
-    return hn::ShiftLeftSame(hn::Xor(v, mag), c.sign_shift);
-  }
-  // One vector's results, but for IEEE-like Inf and NaN: those lanes are `special` (kInfNan).
-  static HWY_INLINE VU16 One(const Consts& c, const unsigned char* in, MU16* special) {
+  // One vector's results.
+  static HWY_INLINE VU16 One(const Consts& c, const unsigned char* in) {
     const DU16 d;
     const DI16 di;
     const DU8 d8;
     const VU16 v = Load(c, in);
     const VU16 mag = hn::And(v, hn::Set(d, c.mag_mask));
-    const VU16 normal = hn::Add(hn::ShiftLeftSame(mag, c.shift), hn::Set(d, c.rebias));
+    VU16 r = hn::Add(hn::ShiftLeftSame(mag, c.shift), hn::Set(d, c.rebias));
     // The magnitude in both bytes of its lane (< 2^7, so the product fits) indexes the low-byte
     // table for the low byte and the high-byte table for the high byte. Magnitudes >= 16 index
-    // what TableLookupBytes leaves implementation-defined: those lanes take `normal` instead.
+    // what TableLookupBytes leaves implementation-defined: those lanes keep the shifted fields.
     const auto index = hn::BitCast(d8, hn::Mul(mag, hn::Set(d, 0x0101)));
     const VU16 table = hn::BitCast(d, hn::OddEven(hn::TableLookupBytes(hn::LoadDup128(d8, c.high), index),
                                                   hn::TableLookupBytes(hn::LoadDup128(d8, c.low), index)));
-    // Magnitudes are < 2^15: the signed compare is one instruction on x86.
-    const MU16 small = hn::RebindMask(d, hn::Lt(hn::BitCast(di, mag), hn::Set(di, 16)));
-    const VU16 r = hn::Or(hn::IfThenElse(small, table, normal), Sign(c, v, mag));
+    // Magnitudes are < 2^15: signed compares are one instruction on x86.
+    r = hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(di, mag), hn::Set(di, 16))), table, r);
     if constexpr (kS == HalfSpecials::kInfNan) {
-      *special = hn::RebindMask(d, hn::Gt(hn::BitCast(di, mag), hn::Set(di, static_cast<std::int16_t>(c.inf_mag - 1))));
-    } else if constexpr (kS == HalfSpecials::kNanAt0x80) {
-      return hn::IfThenElse(hn::Eq(v, hn::Set(d, 0x80)), hn::Set(d, c.nan), r);
+      // Inf (the largest magnitude) and NaN (above it), in the vector: a branch on their presence
+      // made a step that has one cost 3-5x one that has none (SSE4, a NaN every 64 or 8 elements).
+      const VU16 special = hn::IfThenElse(hn::Eq(mag, hn::Set(d, c.inf_mag)), hn::Set(d, c.inf), hn::Set(d, c.nan));
+      const auto is_special = hn::Gt(hn::BitCast(di, mag), hn::Set(di, static_cast<std::int16_t>(c.inf_mag - 1)));
+      r = hn::IfThenElse(hn::RebindMask(d, is_special), special, r);
     }
+    if constexpr (kSubByte) r = hn::Or(r, hn::ShiftLeftSame(hn::Xor(v, mag), c.sign_shift));  // sign bit to 15
+    else r = hn::Or(r, hn::And(v, hn::Set(d, 0x8000)));
+    // fnuz's NaN, 0x80: 0xFF80 sign-extended.
+    if constexpr (kS == HalfSpecials::kNanAt0x80) r = hn::IfThenElse(hn::Eq(v, hn::Set(d, 0xFF80)), hn::Set(d, c.nan), r);
     return r;
-  }
-  // Inf (the largest magnitude) and NaN (above it) with their signs, in the `special` lanes.
-  static HWY_NOINLINE VU16 FixSpecials(const Consts& c, const unsigned char* in, VU16 r, MU16 special) {
-    const DU16 d;
-    const VU16 v = Load(c, in);
-    const VU16 mag = hn::And(v, hn::Set(d, c.mag_mask));
-    const VU16 fixed = hn::Or(hn::IfThenElse(hn::Eq(mag, hn::Set(d, c.inf_mag)), hn::Set(d, c.inf), hn::Set(d, c.nan)),
-                              Sign(c, v, mag));
-    return hn::IfThenElse(special, fixed, r);
   }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver&) {
     const DU16 d;
     const std::size_t n = hn::Lanes(d);
     auto* o = reinterpret_cast<std::uint16_t*>(out);
-    for (std::size_t j = 0; j < kVecs / 2; ++j) {
-      MU16 special = hn::FirstN(d, 0);
-      VU16 r = One(c, in + j * n, &special);
-      if (!hn::AllFalse(d, special)) [[unlikely]] r = FixSpecials(c, in + j * n, r, special);
-      hn::StoreU(r, d, o + j * n);
-    }
+    for (std::size_t j = 0; j < kVecs / 2; ++j) hn::StoreU(One(c, in + j * n), d, o + j * n);
     return kNoFailure;
   }
-  // The vectors of a step that have Inf or NaN, again, fixed (out of the hot loop).
-  static HWY_NOINLINE void FixStep(const Consts& c, const unsigned char* in, std::uint16_t* o, std::size_t step) {
-    const DU16 d;
-    const std::size_t n = hn::Lanes(d);
-    for (std::size_t j = 0; j < step; j += n) {
-      MU16 special = hn::FirstN(d, 0);
-      const VU16 r = One(c, in + j, &special);
-      if (!hn::AllFalse(d, special)) hn::StoreU(FixSpecials(c, in + j, r, special), d, o + j);
-    }
-  }
   // 64 source bytes per step (one line; several blocks on SSE4 and NEON): one prefetch of the
-  // source and two of the destination per step (PrefetchBlock once per block prefetched each
-  // source line four times on SSE4), and one test for Inf and NaN per step; a step that has
-  // them is fixed by FixStep, not left to Block: stopping the run there would convert such a
-  // step up to five times (SSE4) when every step has a NaN (a nodata fill, say).
+  // source and two of the destination per step, where PrefetchBlock once per block prefetched
+  // each source line four times on SSE4.
   static HWY_INLINE std::size_t FastRun(const Consts& plan, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
     const HalfPlan c = plan;  // a local: see Consts
@@ -178,15 +160,7 @@ struct Float8ToHalfFamily {
       const unsigned char* src = in + b * BlockElems();
       auto* o = reinterpret_cast<std::uint16_t*>(out) + b * BlockElems();
       PrefetchBlock(src, step, reinterpret_cast<unsigned char*>(o), 2 * step);
-      MU16 any = hn::FirstN(d, 0);
-      for (std::size_t j = 0; j < step; j += n) {
-        MU16 special = hn::FirstN(d, 0);
-        hn::StoreU(One(c, src + j, &special), d, o + j);
-        if constexpr (kS == HalfSpecials::kInfNan) any = hn::Or(any, special);
-      }
-      if constexpr (kS == HalfSpecials::kInfNan) {
-        if (!hn::AllFalse(d, any)) [[unlikely]] FixStep(c, src, o, step);
-      }
+      for (std::size_t j = 0; j < step; j += n) hn::StoreU(One(c, src + j), d, o + j);
     }
     return b;
   }
