@@ -1,6 +1,7 @@
 // The integer and 8-bit kernel families (src/zcast/kernels/int_lanes.cc, int8_lanes.cc,
-// table8.cc, table8_to16.cc, float8_to_half.cc) against the reference path, once per compiled SIMD target (the target's name is in
-// the test name; a target the CPU lacks is reported as "NOT RUN: <target> (CPU lacks it)"):
+// table8.cc, table8_to16.cc, float8_to_half.cc) against the reference path, once per compiled
+// SIMD target (the target's name is in the test name; a target the CPU lacks is reported as
+// "NOT RUN: <target> (CPU lacks it)"):
 // every pair the families take, on every encoding of the <= 16-bit sources (for the 1-byte
 // sources all 256 bytes, so the sub-byte types' ignored upper bits too), boundaries and seeded
 // random values of int32; tails 0..40 and around the blocks of the widest vectors, unaligned

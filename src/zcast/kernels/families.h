@@ -40,7 +40,8 @@ std::unique_ptr<const Kernel> SelectFloat8ToHalf(const Direction& dir, std::int6
 // float8-to-half lanes before the float lanes, which decode in 32-bit lanes and round (they keep
 // the pairs with a scalar_map where there is no table: ARM).
 inline constexpr FamilySelector kFamilySelectors[] = {
-    &SelectTable8To16, &SelectFloat8ToHalf, &SelectIntLanes, &SelectFloatLanes, &SelectFloat64Lanes, &SelectInt8Lanes, &SelectTable8,
+    &SelectTable8To16,   &SelectFloat8ToHalf, &SelectIntLanes, &SelectFloatLanes,
+    &SelectFloat64Lanes, &SelectInt8Lanes,    &SelectTable8,
 };
 
 }  // namespace zcast::internal

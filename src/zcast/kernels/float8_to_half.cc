@@ -105,7 +105,8 @@ struct Float8ToHalfFamily {
       return hn::And(hn::PromoteTo(d, hn::LoadU(hn::Rebind<std::uint8_t, DU16>(), in)), hn::Set(d, c.value_mask));
     } else {
       const DI16 di;
-      return hn::BitCast(d, hn::PromoteTo(di, hn::LoadU(hn::Rebind<std::int8_t, DI16>(), reinterpret_cast<const std::int8_t*>(in))));
+      const auto* p = reinterpret_cast<const std::int8_t*>(in);
+      return hn::BitCast(d, hn::PromoteTo(di, hn::LoadU(hn::Rebind<std::int8_t, DI16>(), p)));
     }
   }
   // One vector's results.
@@ -134,7 +135,9 @@ struct Float8ToHalfFamily {
     if constexpr (kSubByte) r = hn::Or(r, hn::ShiftLeftSame(hn::Xor(v, mag), c.sign_shift));  // sign bit to 15
     else r = hn::Or(r, hn::And(v, hn::Set(d, 0x8000)));
     // fnuz's NaN, 0x80: 0xFF80 sign-extended.
-    if constexpr (kS == HalfSpecials::kNanAt0x80) r = hn::IfThenElse(hn::Eq(v, hn::Set(d, 0xFF80)), hn::Set(d, c.nan), r);
+    if constexpr (kS == HalfSpecials::kNanAt0x80) {
+      r = hn::IfThenElse(hn::Eq(v, hn::Set(d, 0xFF80)), hn::Set(d, c.nan), r);
+    }
     return r;
   }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
