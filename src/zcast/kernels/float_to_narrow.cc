@@ -195,6 +195,7 @@ template <Rounding R, OutOfRange O>
 struct F32ToF16C {
   static constexpr bool kWideSources = true;       // float_lanes-inl.h
   static constexpr bool kIntSourceLanes = true;   // (float_lanes-inl.h; F16C is exact on integers too)
+  static constexpr bool kFloatSourceRun = true;   // (float_lanes-inl.h: FloatSourceRun)
   using IntStore = F32ToF16C<R, OutOfRange::kUnset>;  // FastStore: R alone
   using Params = F16CParams;
   static constexpr bool kDeclinesNonFinite = false;
