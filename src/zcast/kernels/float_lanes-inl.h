@@ -383,6 +383,21 @@ struct FloatLanes {
     return hn::AllFalse(du, hn::Or(special, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3))));
   }
 
+  // The common blocks in a loop of their own (FastRun's contract, block-inl.h): the source and
+  // the destination size are the same for every block, so the compiler can take their choice
+  // out of the loop (GCC's -O3 unswitches it), and the constants stay in registers.
+  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
+                                        std::size_t blocks) {
+    if (c.map != nullptr && c.map_always) return 0;
+    const Consts k = c;  // a local: the stores through `out` cannot alias it
+    const std::size_t in_step = BlockElems() * FloatSourceSize(k.src), out_step = BlockElems() * k.dst_size;
+    for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
+      PrefetchBlock(in, in_step, out, out_step);
+      if (HWY_UNLIKELY(!FastBlock(k, in, out))) return b;
+    }
+    return blocks;
+  }
+
   // Out of line: the rare path (FastBlock takes the common blocks), shared by FloatLanes' and
   // IntSourceLanes' kernels of one converter.
   static HWY_NOINLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
