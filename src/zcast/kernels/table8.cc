@@ -28,6 +28,25 @@ struct Table8Family {
   static constexpr std::size_t DstSize(const Params&) { return kDstSize; }
   static Consts MakeConsts(const Params& p) { return Lookup::MakeConsts(p); }
   static std::size_t BlockElems() { return hn::Lanes(D8()); }
+  // The blocks without a declined lane in a loop of their own (FastRun's contract, block-inl.h),
+  // the lookup's settings copied to a local once per run, so that they stay in registers and
+  // their tests can leave the loop. Through BlockKernel::Run's loop, a block per iteration,
+  // float8_e4m3 -> float8_e5m2 took 1.95 instructions per byte on AVX2 against the hand-written
+  // kernel's 1.59, and streamed at 0.76-0.96 of its speed.
+  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
+                                        std::size_t blocks) {
+    const D8 d;
+    const Consts k = c;
+    const std::size_t n = hn::Lanes(d);
+    for (std::size_t b = 0; b < blocks; ++b, in += n, out += n) {
+      PrefetchBlock(in, n, out, n);
+      M8 declined;
+      const V8 r = Lookup::Run(k, hn::LoadU(d, reinterpret_cast<const std::int8_t*>(in)), &declined);
+      if (HWY_UNLIKELY(!hn::AllFalse(d, declined))) return b;
+      hn::StoreU(r, d, reinterpret_cast<std::int8_t*>(out));
+    }
+    return blocks;
+  }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     const D8 d;
