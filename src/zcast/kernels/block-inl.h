@@ -20,12 +20,15 @@
 // across the stores, GCC spilled them to the stack every block, and the stack stores queued
 // behind the streaming ones cost 15-35 % of the hand-written kernels' streaming speed (float16 ->
 // uint8: 15.7 against 23 GB/s with the same in-cache speed; docs/performance-highway.md).
+// BlockKernel::Run calls FastBlock in a loop of its own (RunFastBlocks) on a copy of the
+// constants that nothing else sees: in Run's loop, where their address goes to the rare path,
+// GCC read the family's parameters from the stack and set its vector constants again in every
+// block (stores through unsigned char* may alias them), about a sixth of a block's instructions
+// on SSE4, and the per-block choices (source, destination size) could not leave the loop.
 // Instead of FastBlock a family may provide FastRun(consts, in, out, blocks) -> the number of
 // whole blocks it converted, from the first, stopping at the first block FastBlock would refuse
-// (which it may have written partly: Block then runs it), prefetch included. Its loop keeps the
-// constants in registers: with one FastBlock call per block, GCC read the family's parameters
-// from the stack and set its vector constants again in every block (stores through unsigned
-// char* may alias them), about a sixth of a block's instructions on SSE4.
+// (which it may have written partly: Block then runs it), prefetch included: its own loop, for a
+// step of several blocks, or a loader chosen once per run.
 //
 // Highway's -inl.h pattern: the per-target part is compiled once per target (foreach_target.h);
 // the plain-data part (VectorMap, BuildMap) once, under a normal include guard.
@@ -361,6 +364,9 @@ class BlockKernel final : public Kernel {
       if constexpr (kHasFastRun<Family>) {
         i += block * Family::FastRun(c, src + i * ss, dst + i * ds, (n - i) / block);
         if (i + block > n) break;
+      } else if constexpr (kHasFastBlock<Family>) {
+        i += block * RunFastBlocks(c, src + i * ss, dst + i * ds, (n - i) / block, block * ss, block * ds);
+        if (i + block > n) break;
       }
       // A software prefetch 2 KiB ahead, one per 64-byte line of the block, for every source
       // size. The hand-written AVX2 kernels had it for 1- and 2-byte sources only (for wider ones
@@ -373,9 +379,6 @@ class BlockKernel final : public Kernel {
       // left float16 -> uint8 at 0.73 of the ceiling on AVX3_DL against 0.93 on AVX2.
       // Prefetches past the end never fault; the destination is prefetched too where it is wider.
       PrefetchBlock(src + i * ss, block * ss, dst + i * ds, block * ds);
-      if constexpr (kHasFastBlock<Family> && !kHasFastRun<Family>) {
-        if (HWY_LIKELY(Family::FastBlock(c, src + i * ss, dst + i * ds))) continue;
-      }
       res.src = src + i * ss;
       res.dst = dst + i * ds;
       const std::size_t f = FullBlock(c, res.src, res.dst, res);
@@ -398,6 +401,18 @@ class BlockKernel final : public Kernel {
   const char* name() const override { return name_; }
 
  private:
+  // FastBlock's blocks (see the top of this file), `blocks` at most, stopping before the first
+  // it refuses; `k` is a copy whose address does not escape.
+  static HWY_INLINE std::size_t RunFastBlocks(const typename Family::Consts& c, const unsigned char* in,
+                                              unsigned char* out, std::size_t blocks, std::size_t in_step,
+                                              std::size_t out_step) {
+    const typename Family::Consts k = c;
+    for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
+      PrefetchBlock(in, in_step, out, out_step);
+      if (HWY_UNLIKELY(!Family::FastBlock(k, in, out))) return b;
+    }
+    return blocks;
+  }
   // Out of line where a FastBlock handles the common blocks (see the top of this file).
   static HWY_NOINLINE std::size_t FullBlockOutOfLine(const typename Family::Consts& c, const unsigned char* in,
                                                      unsigned char* out, const Resolver& res) {

@@ -352,7 +352,12 @@ struct FloatLanes {
       *x2 = LoadFloatLanes(c.src, in + 2 * n);
       *x3 = LoadFloatLanes(c.src, in + 3 * n);
     } else {
-      LoadWideBlock(c.src, c.f8, in, n, x0, x1, x2, x3);
+      // Through locals of their own: with x0..x3's addresses passed out of line, the float32,
+      // float16 and bfloat16 lanes went through the stack too (float32 -> e8m0 on AVX2: 3.39
+      // instructions per element against 2.31 in the hand-written kernel).
+      VF32 w0, w1, w2, w3;
+      LoadWideBlock(c.src, c.f8, in, n, &w0, &w1, &w2, &w3);
+      *x0 = w0, *x1 = w1, *x2 = w2, *x3 = w3;
     }
   }
 
@@ -383,9 +388,11 @@ struct FloatLanes {
     return hn::AllFalse(du, hn::Or(special, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3))));
   }
 
-  // The common blocks in a loop of their own (FastRun's contract, block-inl.h): the source and
-  // the destination size are the same for every block, so the compiler can take their choice
-  // out of the loop (GCC's -O3 unswitches it), and the constants stay in registers.
+  // The common blocks in a loop of their own (FastRun's contract, block-inl.h) rather than
+  // block-inl.h's generic one: the step is derived from the source here, so that when GCC (-O3)
+  // takes the choice of the source out of the loop the prefetch loop has a constant count too,
+  // and the scalar_map test is made once. AVX2 float32 -> uint8 clamp: 2.16 instructions per
+  // element against 2.37 through the generic loop (hand-written kernel: 1.91).
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
     if (c.map != nullptr && c.map_always) return 0;
