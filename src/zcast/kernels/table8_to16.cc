@@ -8,7 +8,7 @@
 // blend on the index's top bit (table8-inl.h's Table8Permute), and two more vpermi2b interleave
 // them into element order: 9 instructions per 64 elements. On an AMD EPYC (Zen 4) the gather
 // below left float8_e4m3 -> float16 / bfloat16 at 0.26 / 0.28 of the copy ceiling on AVX3_DL
-// (docs/performance-highway.md, stop 14), where an Intel Xeon ran it at 1.07.
+// (docs/performance-highway-stops-13-15.md, stop 14), where an Intel Xeon ran it at 1.07.
 //
 // Below AVX3_DL, integer sources into 16-bit integers are left to the int-lane family (see
 // MakeTable8To16): its arithmetic beats every lookup there.
