@@ -476,18 +476,10 @@ HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, Floa
 // the constants were set again per block: int16 -> float8_e4m3 on SSE4 was at 0.40 of the copy
 // ceiling. Other blocks (a lane declined or out of range, a scalar_map that may apply) are
 // FloatLanes' full block, exact as for every source.
-template <class Conv>
-struct IntSourceLanes : FloatLanes<Conv> {
-  using typename FloatLanes<Conv>::Consts;
-  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
-                                        std::size_t blocks) {
-    if (c.map != nullptr && c.map_always) return 0;
-    return IntSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
-  }
-};
-// The same for float32, bfloat16 and float64 sources, for the converters whose IntStore's
-// FastStore is theirs for any lanes (kFloatSourceRun: F32ToF16C, whose FastStore depends on the
-// rounding mode alone). Through FloatLanes' common block the source was chosen per block and
+//
+// The same for float32, bfloat16 and float64 sources (FloatSourceLanes), for the converters
+// whose IntStore's FastStore is theirs for any lanes (kFloatSourceRun: F32ToF16C, whose
+// FastStore depends on the rounding mode alone). Through FloatLanes' common block the source was chosen per block and
 // float64's lanes (LoadWideBlock) went through the stack: float32 -> float16 took 2.1
 // instructions per element against the hand-written F16C kernel's 1.4, float64 -> float16 7.1
 // against 4.6 (callgrind, AVX2), and streamed at 0.85-0.96 of its speed.
@@ -508,15 +500,20 @@ HWY_NOINLINE std::size_t FloatSourceRun(const typename Store::Params& params, Fl
 }
 template <class Conv>
 inline constexpr bool kTakesFloatSourceRun = requires { requires Conv::kFloatSourceRun; };
-template <class Conv>
-struct FloatSourceLanes : FloatLanes<Conv> {
+template <class Conv, bool kIntSources>
+struct StoreRunLanes : FloatLanes<Conv> {
   using typename FloatLanes<Conv>::Consts;
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
     if (c.map != nullptr && c.map_always) return 0;
-    return FloatSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
+    if constexpr (kIntSources) return IntSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
+    else return FloatSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
   }
 };
+template <class Conv>
+using IntSourceLanes = StoreRunLanes<Conv, true>;
+template <class Conv>
+using FloatSourceLanes = StoreRunLanes<Conv, false>;
 constexpr bool IsFloatSourceRun(FloatSource s) {
   return s == FloatSource::kFloat32 || s == FloatSource::kBfloat16 || s == FloatSource::kFloat64 ||
          s == FloatSource::kFloat64HugeInf;
