@@ -391,8 +391,9 @@ struct FloatLanes {
   // The common blocks in a loop of their own (FastRun's contract, block-inl.h) rather than
   // block-inl.h's generic one: the step is derived from the source here, so that when GCC (-O3)
   // takes the choice of the source out of the loop the prefetch loop has a constant count too,
-  // and the scalar_map test is made once. AVX2 float32 -> uint8 clamp: 2.16 instructions per
-  // element against 2.37 through the generic loop (hand-written kernel: 1.91).
+  // and the scalar_map test is made once. AVX2 float32 -> uint8 clamp: about 2.2 instructions per
+  // element against 2.4 through the generic loop (whole-program callgrind counts; hand-written
+  // kernel: 1.9).
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
     if (c.map != nullptr && c.map_always) return 0;
@@ -429,12 +430,6 @@ struct FloatLanes {
   }
 };
 
-// The common blocks of the integer sources of 8 to 32 bits (IntSourceLanes, below), `blocks` at
-// most, stopping before the first that Store's test refuses (FastRun's contract, block-inl.h):
-// the lanes loaded inline (int32 clamped: LoadI32Clamped), stored by Store::FastStoreIntegral (or
-// FastStore). Store is the part of the converter that depends on the rounding mode alone
-// (Conv::IntStore), so there are five of these per target, not one per converter: with one per
-// converter the clang ASan build of float_to_narrow.cc took 12 minutes instead of 7.
 // One source's common blocks: `blocks` at most, stopping before the first that Store refuses
 // (FastStoreIntegral where kIntegral and Store has it, else FastStore).
 template <class Store, bool kIntegral, class Loader>
@@ -454,6 +449,12 @@ HWY_INLINE std::size_t RunCommonBlocks(const typename Store::Params& p, std::siz
   return blocks;
 }
 
+// The common blocks of the integer sources of 8 to 32 bits (IntSourceLanes, below), `blocks` at
+// most, stopping before the first that Store's test refuses (FastRun's contract, block-inl.h):
+// the lanes loaded inline (int32 clamped: LoadI32Clamped), stored by Store::FastStoreIntegral (or
+// FastStore). Store is the part of the converter that depends on the rounding mode alone
+// (Conv::IntStore), so there are five of these per target, not one per converter: with one per
+// converter the clang ASan build of float_to_narrow.cc took 12 minutes instead of 7.
 template <class Store>
 HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, FloatSource src, std::size_t dst_size,
                                       const unsigned char* in, unsigned char* out, std::size_t blocks) {
@@ -479,10 +480,10 @@ HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, Floa
 //
 // The same for float32, bfloat16 and float64 sources (FloatSourceLanes), for the converters
 // whose IntStore's FastStore is theirs for any lanes (kFloatSourceRun: F32ToF16C, whose
-// FastStore depends on the rounding mode alone). Through FloatLanes' common block the source was chosen per block and
-// float64's lanes (LoadWideBlock) went through the stack: float32 -> float16 took 2.1
-// instructions per element against the hand-written F16C kernel's 1.4, float64 -> float16 7.1
-// against 4.6 (callgrind, AVX2), and streamed at 0.85-0.96 of its speed.
+// FastStore depends on the rounding mode alone). Through FloatLanes' common block the source was
+// chosen per block and float64's lanes (LoadWideBlock) went through the stack: float32 ->
+// float16 took about 2.1 instructions per element against the hand-written F16C kernel's 1.4,
+// float64 -> float16 7.1 against 4.6 (callgrind, AVX2), and streamed at 0.85-0.96 of its speed.
 template <class Store>
 HWY_NOINLINE std::size_t FloatSourceRun(const typename Store::Params& params, FloatSource src, std::size_t dst_size,
                                         const unsigned char* in, unsigned char* out, std::size_t blocks) {
