@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -58,6 +59,8 @@ def main() -> None:
                     help="as zcast_kernel_loop takes them (rounding 0-4, out_of_range 0-2)")
     ap.add_argument("binaries", nargs="+", help="zcast_kernel_loop builds")
     args = ap.parse_args()
+    if shutil.which("valgrind") is None:
+        sys.exit("kernel_instructions.py: valgrind not found (Debian: apt-get install valgrind)")
     for binary in args.binaries:
         lo, kernel = count(binary, args.pair, 2, args.target)
         hi, _ = count(binary, args.pair, 12, args.target)
