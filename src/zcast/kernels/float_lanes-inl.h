@@ -399,8 +399,10 @@ struct FloatLanes {
     if (c.map != nullptr && c.map_always) return 0;
     const Consts k = c;  // a local: the stores through `out` cannot alias it
     const std::size_t in_step = BlockElems() * FloatSourceSize(k.src), out_step = BlockElems() * k.dst_size;
+    // Sources of 4 bytes at most (8: float64, through LoadWideBlock), destinations of 4 at most.
+    constexpr std::size_t kMaxIn = kMaxBlock * (kTakesWideSources<Conv> ? 8 : 4);
     for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
-      PrefetchBlock(in, in_step, out, out_step);
+      PrefetchBlockUpTo<kMaxIn, kMaxBlock * 4>(in, in_step, out, out_step);
       if (HWY_UNLIKELY(!FastBlock(k, in, out))) return b;
     }
     return blocks;
