@@ -49,6 +49,24 @@ struct IntLanes {
     if (c.map_n) [[unlikely]] MapLanes32(*c.map, hn::BitCast(du, v), hn::FirstN(du, 0), &r, declined);
     return r;
   }
+  // For block-inl.h's RunFastBlocks: a block reads kSrcSize and writes at most 4 bytes an element.
+  static constexpr std::size_t kMaxSrcSize = kSrcSize, kMaxDstSize = 4;
+
+  // The common block (block-inl.h): no scalar_map, no lane declined. In BlockKernel::Run's loop,
+  // with the map tested per vector and the constants reloaded from the stack every block, float8_e4m3
+  // -> float32 took 4.24 instructions per element on AVX2 against the hand-written kernel's 2.75.
+  static HWY_INLINE bool FastBlock(const Consts& c, const unsigned char* in, unsigned char* out) {
+    if (c.map_n) return false;
+    const DU32 du;
+    const std::size_t step = hn::Lanes(du) * kSrcSize;
+    MI32 m0, m1, m2, m3;
+    const VU32 r0 = hn::BitCast(du, Conv::Convert(c.conv, Loader::Load(in), &m0));
+    const VU32 r1 = hn::BitCast(du, Conv::Convert(c.conv, Loader::Load(in + step), &m1));
+    const VU32 r2 = hn::BitCast(du, Conv::Convert(c.conv, Loader::Load(in + 2 * step), &m2));
+    const VU32 r3 = hn::BitCast(du, Conv::Convert(c.conv, Loader::Load(in + 3 * step), &m3));
+    StoreBlock(c.dst_size, r0, r1, r2, r3, out);
+    return hn::AllFalse(DI32(), hn::Or(hn::Or(m0, m1), hn::Or(m2, m3)));
+  }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
     const DU32 du;
