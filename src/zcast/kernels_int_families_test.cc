@@ -1,5 +1,5 @@
 // The integer and 8-bit kernel families (src/zcast/kernels/int_lanes.cc, int8_lanes.cc,
-// table8.cc, table8_to16.cc, float8_to_half.cc) against the reference path, once per compiled
+// table8.cc, table8_to16.cc, float8_to_half.cc, int8_to_half.cc) against the reference path, once per compiled
 // SIMD target (the target's name is in the test name; a target the CPU lacks is reported as
 // "NOT RUN: <target> (CPU lacks it)"):
 // every pair the families take, on every encoding of the <= 16-bit sources (for the 1-byte
@@ -32,7 +32,7 @@ using kernel_test::ExpectKernelMatches;
 
 bool IsFamilyKernel(const char* name) {
   for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "int-lanes-float8-to-float32",
-                        "float8-to-half-lanes",
+                        "float8-to-half-lanes", "int8-to-half-lanes",
                         "int8-lanes-to-int", "table8-permute", "table8-signed", "table8-full",
                         "table8-direct", "table8-to16-permute", "table8-to16-gather", "table8-to16-loads"}) {
     if (std::strcmp(name, n) == 0) return true;
@@ -127,12 +127,18 @@ TEST_P(IntFamilies, AreSelected) {
     if (to16 != nullptr) EXPECT_EQ(with_map, to16) << Describe(dir);
     else EXPECT_EQ(with_map.rfind("float-lanes-", 0), 0u) << Describe(dir) << ": " << with_map;
   }
-  if (to16 == nullptr) return;
+  // int8 / uint8 -> bfloat16 and float16: the int8-to-half lanes (int8_to_half.cc), but for
+  // AVX3_DL's table and, into float16, F16C from AVX2 up; with a scalar_map, the table.
+  const bool f16c = name == "AVX2" || name == "AVX3" || dl;
   Direction i8{DataType::int8, DataType::bfloat16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
-  EXPECT_STREQ(SelectKernelFor(i8, target())->name(), to16);
+  EXPECT_STREQ(SelectKernelFor(i8, target())->name(), dl ? to16 : "int8-to-half-lanes");
   Direction u8{DataType::uint8, DataType::float16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
-  EXPECT_STREQ(SelectKernelFor(u8, target())->name(),
-               name == "SSE4" ? "table8-to16-loads" : "float-lanes-int-to-float16-f16c");
+  EXPECT_STREQ(SelectKernelFor(u8, target())->name(), f16c ? "float-lanes-int-to-float16-f16c" : "int8-to-half-lanes");
+  if (to16 == nullptr) return;
+  u8.map = {{7, 0x1234}};
+  EXPECT_STREQ(SelectKernelFor(u8, target())->name(), f16c ? "float-lanes-int-to-float16-f16c" : to16);
+  Direction u4{DataType::uint4, DataType::float16, Rounding::kNearestEven, OutOfRange::kUnset, {}};
+  EXPECT_STREQ(SelectKernelFor(u4, target())->name(), f16c ? "float-lanes-to-float16-f16c" : to16);
   // Integer sources into 16-bit integers: the int lanes below AVX3_DL (3-5x the table in cache).
   for (auto [s, d] : {std::pair{DataType::uint8, DataType::int16}, {DataType::int4, DataType::uint16}}) {
     Direction dir{s, d, Rounding::kNearestEven, OutOfRange::kClamp, {}};
@@ -192,6 +198,42 @@ TEST_P(IntFamilies, Float8ToHalfMatchesReferenceOnEveryTarget) {
   EXPECT_EQ(covered, 9 * 2 * 5 * 3);  // 9 sources (float8/6/4 but e8m0), 2 destinations, 5 modes, 3 settings
 }
 
+// int8 / uint8 -> float16 and bfloat16 by the int8-to-half lanes (int8_to_half.cc), whether or
+// not this target selects them (AVX3_DL takes the table; AVX2 and AVX3 F16C into float16): every
+// byte, mode and out_of_range, on every Highway target; with a scalar_map the family declines.
+TEST_P(IntFamilies, Int8ToHalfMatchesReferenceOnEveryTarget) {
+  if (!highway()) GTEST_SKIP() << "NOT RUN: baseline has no Highway kernels";
+  const std::string name = SimdTargetName(target());
+  int covered = 0;
+  for (DataType src : {DataType::int8, DataType::uint8}) {
+    const std::vector<std::uint64_t> inputs = RawInputs(src);
+    for (DataType dst : {DataType::float16, DataType::bfloat16}) {
+      const bool declined = name == "AVX3_DL" || (dst == DataType::float16 && (name == "AVX2" || name == "AVX3"));
+      for (int r = 0; r < 5; ++r) {
+        for (OutOfRange oor : {OutOfRange::kUnset, OutOfRange::kClamp, OutOfRange::kWrap}) {
+          Direction dir{src, dst, static_cast<Rounding>(r), oor, {}};
+          SCOPED_TRACE(Describe(dir));
+          auto kernel = SelectInt8ToHalf(dir, target());
+          if (declined) {
+            EXPECT_EQ(kernel, nullptr);
+            continue;
+          }
+          ASSERT_NE(kernel, nullptr);
+          EXPECT_STREQ(kernel->name(), "int8-to-half-lanes");
+          ++covered;
+          ExpectKernelMatches(*kernel, dir, inputs, covered % 3, covered % 5);
+          if (HasFatalFailure()) return;
+        }
+      }
+      Direction mapped{src, dst, Rounding::kNearestEven, OutOfRange::kUnset, {{0x01, 0xBEEF}}};
+      EXPECT_EQ(SelectInt8ToHalf(mapped, target()), nullptr) << Describe(mapped);
+    }
+  }
+  // 2 sources, 2 destinations (1 where F16C takes float16, none on AVX3_DL), 5 modes, 3 settings.
+  const int dsts = name == "AVX3_DL" ? 0 : (name == "AVX2" || name == "AVX3") ? 1 : 2;
+  EXPECT_EQ(covered, 2 * dsts * 5 * 3);
+}
+
 // Tails of every length 0..40 and around one and two blocks of the widest vectors (a byte block
 // is one vector: 64 lanes on AVX-512, up to 256 on SVE), unaligned, with failing elements.
 TEST_P(IntFamilies, TailsAndUnalignedBuffers) {
@@ -206,6 +248,7 @@ TEST_P(IntFamilies, TailsAndUnalignedBuffers) {
       {DataType::float8_e5m2, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset, {}},
       {DataType::float8_e4m3, DataType::float16, Rounding::kNearestEven, OutOfRange::kUnset, {}},
       {DataType::float6_e3m2fn, DataType::bfloat16, Rounding::kTowardsZero, OutOfRange::kClamp, {}},
+      {DataType::int8, DataType::bfloat16, Rounding::kTowardsNegative, OutOfRange::kClamp, {}},
   };
   std::vector<std::size_t> lengths;
   for (std::size_t n = 0; n <= 40; ++n) lengths.push_back(n);

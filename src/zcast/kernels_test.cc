@@ -382,7 +382,7 @@ TEST(KernelSelection, Targets) {
 
 // Names of the Highway families' kernels start with the family (kernels/families.h).
 bool IsHighwayKernel(const std::string& name) {
-  for (const char* prefix : {"float-lanes-", "float64-lanes-", "int-lanes-", "int8-lanes-", "table8-", "float8-to-half-"}) {
+  for (const char* prefix : {"float-lanes-", "float64-lanes-", "int-lanes-", "int8-lanes-", "table8-", "float8-to-half-", "int8-to-half-"}) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
   return false;

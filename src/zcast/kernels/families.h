@@ -34,14 +34,18 @@ std::unique_ptr<const Kernel> SelectTable8(const Direction& dir, std::int64_t ta
 std::unique_ptr<const Kernel> SelectTable8To16(const Direction& dir, std::int64_t target);
 // float8_to_half.cc: float8/6/4 -> float16 and bfloat16 in 16-bit lanes, without a scalar_map.
 std::unique_ptr<const Kernel> SelectFloat8ToHalf(const Direction& dir, std::int64_t target);
+// int8_to_half.cc: int8 and uint8 -> float16 and bfloat16, without a scalar_map (not on AVX3_DL,
+// nor float16 where F16C is).
+std::unique_ptr<const Kernel> SelectInt8ToHalf(const Direction& dir, std::int64_t target);
 
-// In the order SelectKernelFor tries them. The 1-byte -> 2-byte tables first (they decline the
-// pairs where they are slower, table8_to16.cc); for float8/6/4 -> float16 and bfloat16 the
+// In the order SelectKernelFor tries them. The 8-bit integers into float16 and bfloat16 first
+// (they decline where the table or F16C is faster); the 1-byte -> 2-byte tables next (they
+// decline the pairs where they are slower, table8_to16.cc); for float8/6/4 -> float16 and bfloat16 the
 // float8-to-half lanes before the float lanes, which decode in 32-bit lanes and round (they keep
 // the pairs with a scalar_map where there is no table: ARM).
 inline constexpr FamilySelector kFamilySelectors[] = {
-    &SelectTable8To16,   &SelectFloat8ToHalf, &SelectIntLanes, &SelectFloatLanes,
-    &SelectFloat64Lanes, &SelectInt8Lanes,    &SelectTable8,
+    &SelectInt8ToHalf, &SelectTable8To16, &SelectFloat8ToHalf, &SelectIntLanes,
+    &SelectFloatLanes, &SelectFloat64Lanes, &SelectInt8Lanes,   &SelectTable8,
 };
 
 }  // namespace zcast::internal

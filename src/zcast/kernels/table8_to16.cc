@@ -24,8 +24,10 @@
 //
 // Below AVX3_DL, float8/6/4 into float16 and bfloat16 without a scalar_map are the float8-to-half
 // family's (float8_to_half.cc), which beat the gather and the loads by 1.4-7x in cache (see
-// MakeTable8To16); so on those targets the table serves integer sources into bfloat16 (and into
-// float16 on SSE4), e8m0, and the pairs with a scalar_map. The ARM targets have no table.
+// MakeTable8To16), and int8 / uint8 into float16 and bfloat16 without a scalar_map are the
+// int8-to-half family's (int8_to_half.cc: a conversion and a shift; selected before this one); so
+// on those targets the table serves the sub-byte integers into bfloat16 (and into float16 on
+// SSE4), e8m0, and the pairs with a scalar_map. The ARM targets have no table.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8_to16.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
