@@ -1,8 +1,8 @@
 // Per-target helpers of the float64 and 64-bit families (float64_to_float32.cc,
 // float64_to_int.cc, lanes64.cc, int64_to_float.cc) and of the float-lane converters that take
-// float64 sources through float32 rounded to odd (LoadF64Odd): the loaders that give float64 lanes,
-// rounding to an integer in each mode, the float64 <-> 64-bit integer conversions, and the one
-// float64 -> float32 rounding.
+// float64 sources through float32 rounded to odd (LoadF64Odd, float64_odd-inl.h): the loaders
+// that give float64 lanes, rounding to an integer in each mode, the float64 <-> 64-bit integer
+// conversions, and the one float64 -> float32 rounding.
 //
 // Which Highway ops follow the FP environment (fp_env.h sets it for the run: x86 MXCSR, aarch64
 // FPCR, rounding as the family asks), checked per target by kernels_test.cc's per-target runs:
@@ -311,55 +311,6 @@ HWY_INLINE hn::Vec<DNF32> DemoteF64ToF32(VF x) {
     return hn::Load(DNF32(), out);
   }
 }
-
-// float64 -> float32 rounded to odd: the float32 neighbour of x nearer zero, with its last bit
-// set when x is not exactly representable. Rounding that once more to a format with at least two
-// fewer significand bits (float16, bfloat16, float8...), whose grid is part of float32's over the
-// whole range (subnormals included), gives the result of rounding x directly, in every mode. The
-// demotion gives one neighbour, whichever the environment's mode; b = (double)y is exact; if
-// |b| > |x| the other one is one unit nearer zero. Beyond the float32 range this gives +-max,
-// still beyond max for float16 and the float8s in every mode; bfloat16 shares float32's exponent
-// range, so for it (kHugeToInf) |x| >= 2^128 becomes +-Inf, which its kernel declines under unset
-// and keeps under clamp (R1). NaN and Inf pass.
-template <bool kHugeToInf>
-HWY_INLINE hn::Vec<DNF32> RoundToOddF32(VF x) {
-  const DF d;
-  const DN32 dn;
-  hn::Vec<DNF32> y = DemoteF64ToF32(x);
-  VF b = hn::PromoteTo(d, y);
-  VF ax = hn::Abs(x);
-  MF above = hn::Gt(hn::Abs(b), ax);
-  MF inexact = hn::Not(hn::Eq(b, x));  // NaN: "inexact", and NaN | 1 stays NaN
-  VN32 yi = hn::Add(hn::BitCast(dn, y), Narrow(above));  // -1 on the magnitude
-  yi = hn::Or(yi, hn::And(Narrow(inexact), hn::Set(dn, 1)));
-  if constexpr (kHugeToInf) {
-    VN32 huge = Narrow(hn::Ge(ax, hn::Set(d, 0x1p128)));
-    VN32 inf = hn::Or(hn::And(yi, hn::Set(dn, 0x80000000u)), hn::Set(dn, 0x7F800000u));
-    yi = hn::IfThenElse(hn::MaskFromVec(huge), inf, yi);
-  }
-  return hn::BitCast(DNF32(), yi);
-}
-
-
-// float64 sources for the float-lane converters (float_lanes-inl.h's loader concept: kSize and
-// Load(p) -> one full vector of float32 lanes): float64 -> float16, bfloat16, float8/6/4 as
-// float32 rounded to odd (above), then the converter's one rounding. Lanes(DF32) elements: two
-// vectors of float64 lanes, combined (one on SCALAR, where both tags have one lane). Without
-// scalar_map only: the lanes are not the source values.
-template <bool kHugeToInf>
-struct LoadF64Odd {
-  static constexpr std::size_t kSize = 8;
-  static HWY_INLINE VF32 Load(const unsigned char* p) {
-    const auto* x = reinterpret_cast<const double*>(p);
-#if HWY_TARGET == HWY_SCALAR  // (SCALAR has no Combine)
-    return RoundToOddF32<kHugeToInf>(hn::LoadU(DF(), x));
-#else
-    const std::size_t n = hn::Lanes(DF());
-    return hn::Combine(DF32(), RoundToOddF32<kHugeToInf>(hn::LoadU(DF(), x + n)),
-                       RoundToOddF32<kHugeToInf>(hn::LoadU(DF(), x)));
-#endif
-  }
-};
 
 // ---- float64 lanes -> float32, any mode ----
 //

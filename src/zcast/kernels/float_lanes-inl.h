@@ -11,7 +11,8 @@
 #endif
 
 #include "zcast/kernels/block-inl.h"
-#include "zcast/kernels/float64-inl.h"  // LoadF64Odd
+#include "zcast/kernels/float64-inl.h"
+#include "zcast/kernels/float64_odd-inl.h"  // LoadF64Odd
 #include "zcast/kernels/int_lanes-inl.h"  // LoadSubByte, Float8ToF32
 
 HWY_BEFORE_NAMESPACE();
@@ -481,8 +482,9 @@ HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, Floa
 // FloatLanes' full block, exact as for every source.
 //
 // The same for float32, bfloat16 and float64 sources (FloatSourceLanes), for the converters
-// whose IntStore's FastStore is theirs for any lanes (kFloatSourceRun: F32ToF16C, whose
-// FastStore depends on the rounding mode alone). Through FloatLanes' common block the source was
+// that name as FloatStore a converter type whose FastStore is theirs for any lanes
+// (kFloatSourceRun: F32ToF16C, whose FastStore depends on the rounding mode alone; F32ToNarrow,
+// on the mode and on fnuz). Through FloatLanes' common block the source was
 // chosen per block and float64's lanes (LoadWideBlock) went through the stack: float32 ->
 // float16 took about 2.1 instructions per element against the hand-written F16C kernel's 1.4,
 // float64 -> float16 7.1 against 4.6 (callgrind, AVX2), and streamed at 0.85-0.96 of its speed.
@@ -510,7 +512,7 @@ struct StoreRunLanes : FloatLanes<Conv> {
                                         std::size_t blocks) {
     if (c.map != nullptr && c.map_always) return 0;
     if constexpr (kIntSources) return IntSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
-    else return FloatSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
+    else return FloatSourceRun<typename Conv::FloatStore>(c.conv, c.src, c.dst_size, in, out, blocks);
   }
 };
 template <class Conv>

@@ -56,6 +56,10 @@ struct F32ToNarrow {
   static constexpr bool kWideSources = true;       // float_lanes-inl.h
   static constexpr bool kIntSourceLanes = true;  // (float_lanes-inl.h; FastStoreIntegral)
   using IntStore = F32ToNarrow<R, OutOfRange::kUnset, false>;  // FastStoreIntegral: R alone
+  // The float32, bfloat16 and float64 sources' common blocks in loops of their own too
+  // (FloatSourceRun, float_lanes-inl.h): FastStore depends on R and, for fnuz's zero (R8), kFnuz.
+  static constexpr bool kFloatSourceRun = true;
+  using FloatStore = F32ToNarrow<R, OutOfRange::kUnset, kFnuz>;
   using Params = NarrowParams;
   static constexpr bool kDeclinesNonFinite = false;
   // Nearest-away truncates x + sign(x) * half an ulp (Encode).
@@ -197,6 +201,7 @@ struct F32ToF16C {
   static constexpr bool kIntSourceLanes = true;   // (float_lanes-inl.h; F16C is exact on integers too)
   static constexpr bool kFloatSourceRun = true;   // (float_lanes-inl.h: FloatSourceRun)
   using IntStore = F32ToF16C<R, OutOfRange::kUnset>;  // FastStore: R alone
+  using FloatStore = IntStore;
   using Params = F16CParams;
   static constexpr bool kDeclinesNonFinite = false;
   static constexpr FpRounding kFpRounding =
