@@ -18,6 +18,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "zcast/dtype.h"
@@ -104,7 +105,9 @@ std::vector<std::uint64_t> Inputs(DataType src) {
 void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs, std::int64_t target) {
   auto kernel = target == kBaselineTarget ? SelectKernelFor(dir, target)
                                           : SelectSimdKernelFor(dir, target);
-  if (!kernel) return;
+  // No kernel of the target's own, or (baseline, wide sources without a fast loop) the reference
+  // path itself, ConvertScalar per element: compared with ConvertScalar it would prove nothing.
+  if (!kernel || std::string_view(kernel->name()) == "reference") return;
   Expected want = Reference(dir, inputs);
   SCOPED_TRACE(std::string("target ") + SimdTargetName(target) + ", kernel " + kernel->name());
   ExpectKernelMatches(*kernel, dir, inputs, want);
@@ -112,11 +115,11 @@ void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs, 
 
 std::string TargetParamName(std::int64_t target) { return SimdTargetName(target); }
 
-class KernelMatchesReference : public ::testing::TestWithParam<std::tuple<std::int64_t, DataType>> {
+class KernelMatchesReference : public ::testing::TestWithParam<std::tuple<DataType, std::int64_t>> {
  protected:
   void SetUp() override { ZCAST_SKIP_UNLESS_SUPPORTED(target()); }
-  std::int64_t target() const { return std::get<0>(GetParam()); }
-  DataType source() const { return std::get<1>(GetParam()); }
+  DataType source() const { return std::get<0>(GetParam()); }
+  std::int64_t target() const { return std::get<1>(GetParam()); }
 };
 
 TEST_P(KernelMatchesReference, AllModesAndRanges) {
@@ -156,12 +159,14 @@ TEST_P(KernelMatchesReference, WithScalarMap) {
   }
 }
 
+// The target varies fastest: a source's references are computed once for all targets
+// (kernels_test_util.h, ReferenceCache). The names keep the target first.
 INSTANTIATE_TEST_SUITE_P(AllSources, KernelMatchesReference,
-                         ::testing::Combine(::testing::ValuesIn(CompiledSimdTargets()),
-                                            ::testing::ValuesIn(kAllDataTypes)),
+                         ::testing::Combine(::testing::ValuesIn(kAllDataTypes),
+                                            ::testing::ValuesIn(CompiledSimdTargets())),
                          [](const auto& info) {
-                           return TargetParamName(std::get<0>(info.param)) + "_" +
-                                  std::string(DataTypeName(std::get<1>(info.param)));
+                           return TargetParamName(std::get<1>(info.param)) + "_" +
+                                  std::string(DataTypeName(std::get<0>(info.param)));
                          });
 
 // The block-structure tests below, once per compiled target.

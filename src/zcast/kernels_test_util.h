@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <list>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "zcast/dtype.h"
@@ -41,7 +44,7 @@ struct Expected {
   std::vector<std::uint64_t> bits;
   std::vector<bool> fails;
 };
-inline Expected Reference(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
+inline Expected ComputeReference(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
   Expected e;
   e.bits.resize(inputs.size());
   e.fails.resize(inputs.size());
@@ -51,6 +54,83 @@ inline Expected Reference(const Direction& dir, const std::vector<std::uint64_t>
     e.fails[i] = r.error != CastError::kNone;
   }
   return e;
+}
+
+// The reference does not depend on the target, but the tests run once per target and ask for it
+// again: the exact engine was most of a kernel test's time (64% of the instructions of
+// Float64Family.EveryPairModeAndRange on AVX2, callgrind), and a larger share of the sanitizer
+// and qemu runs, which emulate or instrument it once per target. So the results of the last few
+// hundred megabytes of references are kept, keyed by the direction and a 128-bit digest of the
+// inputs. A test's instances for the targets run one after another (gtest's order for TEST_P;
+// kernels_test.cc puts the target last in its Combine; tests/unit_main.cc keeps them in one
+// shard), so each reference is computed once per test, not once per target.
+class ReferenceCache {
+ public:
+  static ReferenceCache& Get() {
+    static ReferenceCache cache;
+    return cache;
+  }
+  Expected Reference(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
+    Key key{dir, inputs.size(), 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full};
+    for (std::uint64_t x : inputs) {  // two independent mixes of every input (splitmix64 steps)
+      key.h1 = Mix(key.h1 ^ x);
+      key.h2 = Mix(key.h2 + x * 0xD6E8FEB86659FD93ull);
+    }
+    const std::uint64_t slot = Mix(key.h1 ^ (static_cast<std::uint64_t>(dir.src) << 40) ^
+                                   (static_cast<std::uint64_t>(dir.dst) << 24) ^
+                                   (static_cast<std::uint64_t>(dir.rounding) << 8) ^
+                                   static_cast<std::uint64_t>(dir.out_of_range));
+    for (auto [it, end] = index_.equal_range(slot); it != end; ++it)
+      if (it->second->key == key) return it->second->value;
+    Expected value = ComputeReference(dir, inputs);
+    const std::size_t bytes = inputs.size() * 9 + 256;
+    if (bytes > kCapacityBytes) return value;
+    while (!entries_.empty() && held_ + bytes > kCapacityBytes) {  // the oldest go first
+      const Entry& old = entries_.front();
+      for (auto [it, end] = index_.equal_range(old.slot); it != end; ++it) {
+        if (it->second == entries_.begin()) {
+          index_.erase(it);
+          break;
+        }
+      }
+      held_ -= old.bytes;
+      entries_.pop_front();
+    }
+    entries_.push_back({key, value, bytes, slot});
+    index_.emplace(slot, std::prev(entries_.end()));
+    held_ += bytes;
+    return value;
+  }
+
+ private:
+  static constexpr std::size_t kCapacityBytes = std::size_t{768} << 20;
+  struct Key {
+    Direction dir;
+    std::size_t n;
+    std::uint64_t h1, h2;
+    bool operator==(const Key& o) const {
+      return n == o.n && h1 == o.h1 && h2 == o.h2 && dir.src == o.dir.src && dir.dst == o.dir.dst &&
+             dir.rounding == o.dir.rounding && dir.out_of_range == o.dir.out_of_range && dir.map == o.dir.map;
+    }
+  };
+  struct Entry {
+    Key key;
+    Expected value;
+    std::size_t bytes;
+    std::uint64_t slot;
+  };
+  static std::uint64_t Mix(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  std::list<Entry> entries_;  // oldest first
+  std::unordered_multimap<std::uint64_t, std::list<Entry>::iterator> index_;
+  std::size_t held_ = 0;
+};
+inline Expected Reference(const Direction& dir, const std::vector<std::uint64_t>& inputs) {
+  return ReferenceCache::Get().Reference(dir, inputs);
 }
 
 // Runs `kernel` over `inputs` from each failure on (skipping the failing element, as a caller
