@@ -40,7 +40,7 @@ struct Int8Family {
     hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in + n), &d1), d, out + n);
     hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in + 2 * n), &d2), d, out + 2 * n);
     hn::StoreU(Int8Convert<kSrcBits, kSrcSigned, O>(c, hn::LoadU(d, in + 3 * n), &d3), d, out + 3 * n);
-    return hn::AllFalse(d, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3)));
+    return hn::AllFalse(d, MaskOr8(MaskOr8(d0, d1), MaskOr8(d2, d3)));  // not hn::Or: see MaskOr8
   }
   // Each vector stored, then its declined lanes resolved: index order.
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,

@@ -23,6 +23,7 @@
 
 #include <hwy/highway.h>
 
+#include "zcast/kernels/block-inl.h"  // MaskOr8
 #include "zcast/kernels/table8_plan.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -110,7 +111,7 @@ HWY_INLINE V8 Table8Full(D8 d, const Table8FullConsts& p, V8 x, M8* declined) {
   if (p.any_fail) {
     const V8 y = hn::And(x, hn::Set(d, 0x7F));
     const M8 neg = hn::MaskFromVec(hn::BroadcastSignBit(x));
-    *declined = hn::Or(hn::AndNot(neg, BitmapLanes(d, p.fail_bits, y)), hn::And(neg, BitmapLanes(d, p.fail_bits + 16, y)));
+    *declined = MaskOr8(hn::AndNot(neg, BitmapLanes(d, p.fail_bits, y)), hn::And(neg, BitmapLanes(d, p.fail_bits + 16, y)));
   } else {
     *declined = hn::FirstN(d, 0);
   }
