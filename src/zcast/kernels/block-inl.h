@@ -169,9 +169,10 @@ using MU32 = hn::Mask<DU32>;
 // The union of two masks of byte lanes. Highway 1.0.3's Or(mask, mask) is svsel_b(a, a, b) on
 // SVE; on the SVE_256 target (whose all-lanes predicate is SV_ALL) GCC 12 folds that select of
 // byte compares into per-lane code over the 16 lanes of the smallest SVE vector, so lanes 16-31
-// were lost: int8-lanes-to-int missed every failing element there (tests/ run under qemu at
-// 256 bits, stop 26; a probe: Or(Ne(c, v), Ne(v, v)) empty with lane 20 set, Or(Ne(v, v),
-// Ne(c, v)) and svorr_b_z right). ORR of predicates is the instruction meant, and GCC keeps it.
+// were lost: int8-lanes-to-int missed every failing element there (found by the unit tests under
+// qemu at 256 bits, stop 26; a probe: with lane 20 set, Or(Ne(c, v), Ne(v, v)) came out empty,
+// Or(Ne(v, v), Ne(c, v)) and svorr_b_z right). ORR of predicates is the instruction meant, and
+// GCC keeps it.
 // Masks of wider lanes are not folded that way (their compares yield other predicate types):
 // the same test passes for them on SVE_256 with Highway's Or.
 template <class M>
