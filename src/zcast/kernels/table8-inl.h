@@ -23,6 +23,9 @@
 
 #include <hwy/highway.h>
 
+#include <cstddef>
+#include <type_traits>
+
 #include "zcast/kernels/block-inl.h"  // MaskOr8
 #include "zcast/kernels/table8_plan.h"
 
@@ -140,26 +143,64 @@ inline Table8SignedConsts MakeTable8SignedConsts(D8 d, const Table8Plan& p) {
 }
 
 // L = T[y] looked up, U = (L & keep) ^ flip plus the fixes, picked by x's sign bit.
+// The plan's settings as template arguments where known, -1 where read from `c` at run time:
+// Table8SignedShape below compiles one loop per plan shape, so that the loop over the common
+// blocks tests none of them (GCC kept a test and a branch per setting in every block).
+template <int kKeepAll = -1, int kZeroKeep = -1, int kFix = -1, int kCheck = -1>
 HWY_INLINE V8 Table8Signed(D8 d, const Table8SignedConsts& c, V8 x, M8* declined) {
+  using Check = Table8SignedPlan::Check;
+  const bool keep_all = kKeepAll < 0 ? c.keep_all : kKeepAll != 0;
+  const bool zero_keep = kZeroKeep < 0 ? c.zero_keep : kZeroKeep != 0;
+  const bool fix = kFix < 0 ? c.n_fix != 0 : kFix != 0;
+  const Check check = kCheck < 0 ? c.check : static_cast<Check>(kCheck);
   const V8 l = LookUpHalf(d, c.lo, x);
-  const V8 kept = c.keep_all ? l : hn::Zero(d);
+  const V8 kept = keep_all ? l : hn::Zero(d);
   V8 flip = hn::Set(d, c.flip);
-  if (c.zero_keep) flip = hn::IfThenZeroElse(hn::Eq(hn::AndNot(flip, kept), hn::Zero(d)), flip);
+  if (zero_keep) flip = hn::IfThenZeroElse(hn::Eq(hn::AndNot(flip, kept), hn::Zero(d)), flip);
   V8 u = hn::Xor(kept, flip);
   const V8 y = hn::And(x, hn::Set(d, 0x7F));
-  if (c.n_fix) {
+  if (fix) {
     for (int k = 0; k < c.n_fix_l; ++k) u = hn::IfThenElse(hn::Eq(l, hn::Set(d, c.fix_key[k])), hn::Set(d, c.fix_value[k]), u);
     for (int k = c.n_fix_l; k < c.n_fix; ++k)
       u = hn::IfThenElse(hn::Eq(y, hn::Set(d, c.fix_key[k])), hn::Set(d, c.fix_value[k]), u);
   }
-  if (c.check == Table8SignedPlan::Check::kNone) {
+  if (check == Check::kNone) {
     *declined = hn::FirstN(d, 0);
-  } else if (c.check == Table8SignedPlan::Check::kRange) {  // y <= 0x7F: signed compares
+  } else if (check == Check::kRange) {  // y <= 0x7F: signed compares
     *declined = hn::AndNot(hn::Gt(y, hn::Set(d, c.bad_upto)), hn::Gt(y, hn::Set(d, c.bad_after)));
   } else {
     *declined = BitmapLanes(d, c.bad, y);
   }
   return SelectByTop(x, u, l);
+}
+
+// Calls body(lookup) with `lookup(c, x, &declined)` compiled for c's shape: keep_all, zero_keep,
+// whether there are fixes, and the check (2 x 2 x 2 x 3 loops per target).
+template <class Body>
+HWY_INLINE std::size_t Table8SignedShape(const Table8SignedConsts& c, Body&& body) {
+  const auto with_check = [&](auto keep, auto zero, auto fix) -> std::size_t {
+    const auto run = [&](auto check) -> std::size_t {
+      return body([](const Table8SignedConsts& k, V8 x, M8* declined) {
+        return Table8Signed<decltype(keep)::value, decltype(zero)::value, decltype(fix)::value, decltype(check)::value>(
+            D8(), k, x, declined);
+      });
+    };
+    using Check = Table8SignedPlan::Check;
+    switch (c.check) {
+      case Check::kNone: return run(std::integral_constant<int, static_cast<int>(Check::kNone)>());
+      case Check::kRange: return run(std::integral_constant<int, static_cast<int>(Check::kRange)>());
+      case Check::kBitmap: break;
+    }
+    return run(std::integral_constant<int, static_cast<int>(Check::kBitmap)>());
+  };
+  const auto with_fix = [&](auto keep, auto zero) -> std::size_t {
+    return c.n_fix ? with_check(keep, zero, std::integral_constant<int, 1>())
+                   : with_check(keep, zero, std::integral_constant<int, 0>());
+  };
+  const auto with_zero = [&](auto keep) -> std::size_t {
+    return c.zero_keep ? with_fix(keep, std::integral_constant<int, 1>()) : with_fix(keep, std::integral_constant<int, 0>());
+  };
+  return c.keep_all ? with_zero(std::integral_constant<int, 1>()) : with_zero(std::integral_constant<int, 0>());
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
