@@ -15,7 +15,7 @@
 // [0, 2^M] below; the encoding is q + (e - min_normal) >> (23 - M). The grid continues above max,
 // so an encoding beyond max_bits is out of range in that mode; at and above the cap every value
 // is, and the encoding comes out beyond max_bits too (as for NaN and Inf, whose |sum| is
-// 0x7F800000 or more). Nearest-away truncates x + sign(x) * half the quantum at |x| (Encode).
+// 0x7F800000 or more). Nearest-away is nearest-even of x with its lowest bit set (Encode).
 // The source always has more significand bits than the target and a wider exponent range, so
 // every target value lies on float32's grid. NaN -> canonical NaN, Inf -> Inf, or errors where
 // the target lacks them (R3); fnuz targets have no -0 (R8); clamp gives Inf where the target has
@@ -42,7 +42,6 @@ struct NarrowParams {
   std::uint32_t min_normal;     // float32 exponent field of the target's min normal, 2^(1 - bias)
   std::uint32_t exp_hi;         // float32 exponent field of 2^(emax + 1): at and above it, out of range
   std::uint32_t min_normal_enc; // min_normal >> shift
-  std::uint32_t half_min;       // float32 bits of 2^(qmin - 1), half the subnormal quantum
   std::uint32_t max_bits;       // encoding of max finite
   std::uint32_t special_sign;   // the sign bit where NaN/Inf keep their sign (IEEE-like), else 0
   std::uint32_t nan_bits, inf_bits;
@@ -62,9 +61,7 @@ struct F32ToNarrow {
   using FloatStore = F32ToNarrow<R, OutOfRange::kUnset, kFnuz>;
   using Params = NarrowParams;
   static constexpr bool kDeclinesNonFinite = false;
-  // Nearest-away truncates x + sign(x) * half an ulp (Encode).
-  static constexpr FpRounding kFpRounding =
-      R == Rounding::kNearestAway ? FpRounding::kTowardsZero : FpRoundingOf(R);
+  static constexpr FpRounding kFpRounding = FpRoundingOf(R);  // nearest for nearest-away (Encode)
 
   // The encoding of |x| rounded in mode R on the target's grid continued above max (a value
   // greater than max_bits: out of range, or NaN/Inf: Convert sorts those out; never negative as
@@ -74,16 +71,15 @@ struct F32ToNarrow {
     const DU32 du;
     const DI32 di;
     const VU32 sgn = hn::And(hn::BitCast(du, x), hn::Set(du, 0x80000000u));
-    if constexpr (R == Rounding::kNearestAway) {
-      // Truncating |x| + half an ulp of the target at |x| (2^(E - M - 1), at least half the
-      // quantum) is nearest-away, and truncating the float32 sum first changes nothing: the
-      // target's grid is part of float32's. Crossing into the next binade is right too (the
-      // value was at or above the midpoint below 2^(E + 1)).
-      const VI32 ex = hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u)));
-      const VI32 h = hn::Max(hn::Sub(ex, hn::Set(di, (24 - p.shift) << 23)),
-                             hn::Set(di, static_cast<std::int32_t>(p.half_min)));
-      x = hn::Add(x, hn::BitCast(df, hn::Or(hn::BitCast(du, h), sgn)));
-    }
+    // Nearest-away as nearest-even of x with its lowest bit set: the target's grid points and
+    // midpoints are multiples of at least 2^13 float32 ulps of their binade (M <= 10; below the
+    // min normal, multiples of half the quantum, at least 2^-25, where float32's ulp is at most
+    // 2^-38), so their lowest bit is clear, x | 1 never reaches or crosses one, and an exact
+    // midpoint moves just past it, away from zero. The float64 and int32 lanes are rounded to odd (float_lanes-inl.h), which keeps
+    // that. +-Inf becomes a NaN here, beyond max_bits as before; Convert reads the original x.
+    // One operation where the half-ulp addition took five (float32 -> float16 on SSE4: 9.6
+    // instructions an element against nearest-even's 7.4, docs/performance-highway.md).
+    if constexpr (R == Rounding::kNearestAway) x = hn::Or(x, hn::BitCast(df, hn::Set(du, 1u)));
     const VI32 e = hn::Min(hn::Max(hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u))),
                                    hn::Set(di, static_cast<std::int32_t>(p.min_normal))),
                            hn::Set(di, static_cast<std::int32_t>(p.exp_hi)));
@@ -186,12 +182,11 @@ struct F32ToNarrow {
 #define ZCAST_KERNELS_HAVE_F16C 1
 // float32 lanes -> float16 with F16C (vcvtps2ph, an immediate rounding mode: exact in the four
 // IEEE modes, subnormal results included; DAZ/FTZ are off during a run). Nearest-away has no
-// hardware mode: truncating x + sign(x) * half a float16 ulp at x (2^(E - 11), at least 2^-25, the
-// half quantum) is nearest-away; the float32 addition is done towards zero too (kFpRounding), which
-// cannot change the result (float16's grid is part of float32's: truncating twice is truncating
-// once). R1: in nearest-even the hardware gives +-Inf exactly when the rounded value is beyond max
-// (or x is +-Inf), which is clamp's answer; the directed modes (and nearest-away's truncation) give
-// +-max instead for |x| >= 65536 (x after the addition), so those lanes are found on x. Unset and
+// hardware mode: it is nearest-even of x with its lowest bit set (F32ToNarrow::Encode says why),
+// which turns +-Inf into a NaN that Convert turns back. R1: in nearest-even (and so nearest-away)
+// the hardware gives +-Inf exactly when the rounded value is beyond max (or x is +-Inf), which is
+// clamp's answer; the directed modes give +-max instead for |x| >= 65536, so those lanes are
+// found on x. Unset and
 // error decline every +-Inf result, and in the directed modes every +-max one (it may stand for a
 // value beyond max): the exact engine decides those (rare). R3: NaN -> canonical NaN, sign kept.
 struct F16CParams {};  // one type for every F32ToF16C (IntStore)
@@ -204,26 +199,18 @@ struct F32ToF16C {
   using FloatStore = IntStore;
   using Params = F16CParams;
   static constexpr bool kDeclinesNonFinite = false;
-  static constexpr FpRounding kFpRounding =
-      R == Rounding::kNearestAway ? FpRounding::kTowardsZero : FpRoundingOf(R);
-  static constexpr bool kDirected = R != Rounding::kNearestEven;
+  static constexpr FpRounding kFpRounding = FpRoundingOf(R);  // (no float arithmetic)
+  static constexpr bool kNearest = R == Rounding::kNearestEven || R == Rounding::kNearestAway;
+  static constexpr bool kDirected = !kNearest;
   static constexpr int kImm = R == Rounding::kTowardsPositive   ? _MM_FROUND_TO_POS_INF
                               : R == Rounding::kTowardsNegative ? _MM_FROUND_TO_NEG_INF
-                              : R == Rounding::kNearestEven     ? _MM_FROUND_TO_NEAREST_INT
+                              : kNearest                        ? _MM_FROUND_TO_NEAREST_INT
                                                                 : _MM_FROUND_TO_ZERO;
 
   using D16 = hn::Rebind<std::uint16_t, DF32>;  // half a vector of 16-bit lanes
-  // x itself for the IEEE modes; for nearest-away, x plus half an ulp (Convert's overflow test
-  // reads this value).
+  // x itself for the IEEE modes; for nearest-away, x with its lowest bit set (+-Inf: a NaN).
   static HWY_INLINE VF32 Prepared(VF32 x) {
-    if constexpr (R == Rounding::kNearestAway) {
-      const DF32 df;
-      const DU32 du;
-      const DI32 di;
-      const VI32 e = hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u)));
-      const VI32 half = hn::Max(hn::Sub(e, hn::Set(di, 11 << 23)), hn::Set(di, 0x33000000));  // 2^-25
-      x = hn::Add(x, hn::BitCast(df, hn::Or(hn::BitCast(du, half), hn::And(hn::BitCast(du, x), hn::Set(du, 0x80000000u)))));
-    }
+    if constexpr (R == Rounding::kNearestAway) x = hn::Or(x, hn::BitCast(DF32(), hn::Set(DU32(), 1u)));
     return x;
   }
   // Prepared lanes -> float16 bits.
@@ -256,13 +243,16 @@ struct F32ToF16C {
 
   static HWY_INLINE VU32 Convert(const Params&, VF32 x, MU32* declined) {
     const DU32 du;
-    x = Prepared(x);
-    const VU32 h = hn::PromoteTo(du, ToHalf(x));
-    const VU32 abs = hn::And(h, hn::Set(du, 0x7FFFu));
+    VU32 h = hn::PromoteTo(du, ToHalf(Prepared(x)));
+    VU32 abs = hn::And(h, hn::Set(du, 0x7FFFu));
     *declined = hn::MaskFromVec(hn::Zero(du));
     // The common vector: every result finite, and below max in the directed modes (where max may
     // stand for a value beyond it). Then the hardware's result is the answer as it is: one compare.
     if (HWY_LIKELY(hn::AllFalse(du, hn::Gt(abs, hn::Set(du, kDirected ? 0x7BFEu : 0x7BFFu))))) return h;
+    if constexpr (R == Rounding::kNearestAway) {  // +-Inf back from Prepared's NaN
+      h = hn::IfThenElse(hn::RebindMask(du, hn::IsInf(x)), hn::Or(hn::And(h, hn::Set(du, 0x8000u)), hn::Set(du, 0x7C00u)), h);
+      abs = hn::And(h, hn::Set(du, 0x7FFFu));
+    }
     const VU32 sign = hn::And(h, hn::Set(du, 0x8000u));
     const MU32 nan = hn::Gt(abs, hn::Set(du, 0x7C00u));
     VU32 r = hn::IfThenElse(nan, hn::Or(sign, hn::Set(du, 0x7E00u)), h);
@@ -289,7 +279,6 @@ NarrowParams NarrowFacts(const TypeInfo& d) {
   p.min_normal = static_cast<std::uint32_t>(128 - d.bias) << 23;
   p.exp_hi = static_cast<std::uint32_t>(emax + 1 + 127) << 23;
   p.min_normal_enc = p.min_normal >> p.shift;
-  p.half_min = static_cast<std::uint32_t>(d.min_quantum_exp() - 1 + 127) << 23;
   p.max_bits = static_cast<std::uint32_t>((static_cast<std::uint64_t>(d.max_biased_exp()) << d.mant_bits) |
                                           ((1ull << d.mant_bits) - 1));
   p.special_sign = d.special == Special::Ieee ? static_cast<std::uint32_t>(d.sign_bit()) : 0;
