@@ -73,11 +73,35 @@ struct Rows8 {
 // cross build rejects ("inlining failed ... target specific option mismatch").
 inline Rows8 MakeRows8(D8 d, const std::uint8_t* half) {
   const auto row = [&](int g) { return hn::LoadDup128(d, AsI8(half + 16 * g)); };
+#if HWY_TARGET == HWY_SSE4  // LookUpHalf's differences of neighbouring rows
+  const auto diff = [&](int g) { return hn::Xor(row(g), row(g - 1)); };
+  return Rows8{{row(0), diff(1), diff(2), diff(3), diff(4), diff(5), diff(6), diff(7)}};
+#else
   return Rows8{{row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)}};
+#endif
 }
 #endif
 
 // T_half[x & 0x7F]: row (x >> 4) & 7, entry x & 15.
+#if HWY_TARGET == HWY_SSE4
+// SSE4 has 16 registers and two-operand instructions: pshufb overwrites its table and pblendvb
+// takes its mask in xmm0, so the tree below took 16 register copies besides its 19 operations (46
+// instructions per 16 bytes for float8_e4m3 -> float8_e5m2). Instead the rows are kept as the
+// differences of neighbours (MakeRows8: row 0, then row g ^ row g-1) and looked up with the index
+// y - 16 g, which has its top bit set, so that pshufb gives 0, exactly for the rows g above y's,
+// y >> 4 (y - 16 g >= -112: no wrap); the low nibble is y's in every one. The XOR of the lookups
+// telescopes to y's row: 8 lookups, 7 XORs and 7 subtractions, with a copy per lookup.
+HWY_INLINE V8 LookUpHalf(D8 d, const Rows8& rows, V8 x) {
+  V8 idx = hn::And(x, hn::Set(d, 0x7F));
+  const V8 step = hn::Set(d, 16);
+  V8 acc = hn::TableLookupBytesOr0(rows.Row(d, 0), idx);
+  for (int g = 1; g < 8; ++g) {
+    idx = hn::SaturatedSub(idx, step);  // (saturating: GCC rewrote a chain of Sub as y + (-16 g), a copy each)
+    acc = hn::Xor(acc, hn::TableLookupBytesOr0(rows.Row(d, g), idx));
+  }
+  return acc;
+}
+#else
 HWY_INLINE V8 LookUpHalf(D8 d, const Rows8& rows, V8 x) {
   const V8 idx = hn::And(x, hn::Set(d, 0x0F));  // < 16 in every block: the lookup's domain
   // Doubling a byte moves its bit 6 to the top without touching the neighbours.
@@ -89,6 +113,7 @@ HWY_INLINE V8 LookUpHalf(D8 d, const Rows8& rows, V8 x) {
   const V8 q3 = SelectByTop(bit4, hn::TableLookupBytes(rows.Row(d, 7), idx), hn::TableLookupBytes(rows.Row(d, 6), idx));
   return SelectByTop(bit6, SelectByTop(bit5, q3, q2), SelectByTop(bit5, q1, q0));
 }
+#endif
 
 // The lanes whose bit y of the 128-bit `bitmap` is set (bit y & 7 of byte y >> 3), y < 128.
 HWY_INLINE M8 BitmapLanes(D8 d, const std::uint8_t* bitmap, V8 y) {
@@ -99,6 +124,19 @@ HWY_INLINE M8 BitmapLanes(D8 d, const std::uint8_t* bitmap, V8 y) {
   const V8 bit = hn::TableLookupBytes(hn::LoadDup128(d, kBit), hn::And(y, hn::Set(d, 7)));
   return hn::TestBit(byte, bit);
 }
+
+// The lanes with bad_after < y <= bad_upto, y = x & 0x7F (Table8SignedPlan::Check::kRange): one
+// addition and one compare, where a compare per bound and their AND took four
+// instructions on SSE4 with the copies. Adding 127 - bad_upto moves bad_upto to 127 and wraps every
+// larger y to a negative byte (at most -2 - bad_upto), so the run is the lanes above
+// 127 - bad_upto + bad_after as signed bytes, a bound in [-1, 126] (bad_after >= -1).
+struct Range8 {
+  std::int8_t add, above;
+};
+inline Range8 MakeRange8(std::int8_t bad_after, std::int8_t bad_upto) {
+  return {static_cast<std::int8_t>(127 - bad_upto), static_cast<std::int8_t>(127 - bad_upto + bad_after)};
+}
+HWY_INLINE M8 RangeLanes(D8 d, Range8 r, V8 y) { return hn::Gt(hn::Add(y, hn::Set(d, r.add)), hn::Set(d, r.above)); }
 
 // Both halves, picked by x's sign bit; the failing x by a 256-bit bitmap.
 struct Table8FullConsts {
@@ -125,7 +163,8 @@ HWY_INLINE V8 Table8Full(D8 d, const Table8FullConsts& p, V8 x, M8* declined) {
 struct Table8SignedConsts {
   Rows8 lo;  // T[0..127]
   const std::uint8_t* bad;
-  std::int8_t flip, bad_after, bad_upto;
+  std::int8_t flip;
+  Range8 range;
   bool keep_all, zero_keep;
   Table8SignedPlan::Check check;
   int n_fix_l, n_fix;
@@ -133,8 +172,8 @@ struct Table8SignedConsts {
 };
 inline Table8SignedConsts MakeTable8SignedConsts(D8 d, const Table8Plan& p) {
   const Table8SignedPlan& s = p.sign;
-  Table8SignedConsts c{MakeRows8(d, p.table), s.bad, static_cast<std::int8_t>(s.flip), s.bad_after, s.bad_upto, s.keep_all,
-                       s.zero_keep, s.check, s.n_fix_l, s.n_fix, {}, {}};
+  Table8SignedConsts c{MakeRows8(d, p.table), s.bad, static_cast<std::int8_t>(s.flip), MakeRange8(s.bad_after, s.bad_upto),
+                       s.keep_all, s.zero_keep, s.check, s.n_fix_l, s.n_fix, {}, {}};
   for (int k = 0; k < s.n_fix; ++k) {
     c.fix_key[k] = static_cast<std::int8_t>(s.fix_key[k]);
     c.fix_value[k] = static_cast<std::int8_t>(s.fix_value[k]);
@@ -142,16 +181,21 @@ inline Table8SignedConsts MakeTable8SignedConsts(D8 d, const Table8Plan& p) {
   return c;
 }
 
+// The fixes as Table8Signed's kFix: read from the plan at run time, none, or exactly one, keyed on
+// L or on y (the common shapes: about 2 in 3 of the signed plans with fixes, over every pair and
+// setting). With the count read at run time, GCC tested it after each possible fix: 20 more
+// instructions per vector for float8_e4m3fnuz -> float8_e5m2's one fix on SSE4.
+enum FixShape : int { kFixRunTime = -1, kNoFix = 0, kOneFixOnL = 1, kOneFixOnY = 2 };
+
 // L = T[y] looked up, U = (L & keep) ^ flip plus the fixes, picked by x's sign bit.
 // The plan's settings as template arguments where known, -1 where read from `c` at run time:
 // Table8SignedShape below compiles one loop per plan shape, so that the loop over the common
 // blocks tests none of them (GCC kept a test and a branch per setting in every block).
-template <int kKeepAll = -1, int kZeroKeep = -1, int kFix = -1, int kCheck = -1>
+template <int kKeepAll = -1, int kZeroKeep = -1, int kFix = kFixRunTime, int kCheck = -1>
 HWY_INLINE V8 Table8Signed(D8 d, const Table8SignedConsts& c, V8 x, M8* declined) {
   using Check = Table8SignedPlan::Check;
   const bool keep_all = kKeepAll < 0 ? c.keep_all : kKeepAll != 0;
   const bool zero_keep = kZeroKeep < 0 ? c.zero_keep : kZeroKeep != 0;
-  const bool fix = kFix < 0 ? c.n_fix != 0 : kFix != 0;
   const Check check = kCheck < 0 ? c.check : static_cast<Check>(kCheck);
   const V8 l = LookUpHalf(d, c.lo, x);
   const V8 kept = keep_all ? l : hn::Zero(d);
@@ -159,33 +203,40 @@ HWY_INLINE V8 Table8Signed(D8 d, const Table8SignedConsts& c, V8 x, M8* declined
   if (zero_keep) flip = hn::IfThenZeroElse(hn::Eq(hn::AndNot(flip, kept), hn::Zero(d)), flip);
   V8 u = hn::Xor(kept, flip);
   const V8 y = hn::And(x, hn::Set(d, 0x7F));
-  if (fix) {
+  if constexpr (kFix == kOneFixOnL || kFix == kOneFixOnY) {
+    u = hn::IfThenElse(hn::Eq(kFix == kOneFixOnL ? l : y, hn::Set(d, c.fix_key[0])), hn::Set(d, c.fix_value[0]), u);
+  } else if constexpr (kFix == kFixRunTime) {
     for (int k = 0; k < c.n_fix_l; ++k) u = hn::IfThenElse(hn::Eq(l, hn::Set(d, c.fix_key[k])), hn::Set(d, c.fix_value[k]), u);
     for (int k = c.n_fix_l; k < c.n_fix; ++k)
       u = hn::IfThenElse(hn::Eq(y, hn::Set(d, c.fix_key[k])), hn::Set(d, c.fix_value[k]), u);
   }
   if (check == Check::kNone) {
     *declined = hn::FirstN(d, 0);
-  } else if (check == Check::kRange) {  // y <= 0x7F: signed compares
-    *declined = hn::AndNot(hn::Gt(y, hn::Set(d, c.bad_upto)), hn::Gt(y, hn::Set(d, c.bad_after)));
+  } else if (check == Check::kRange) {
+    *declined = RangeLanes(d, c.range, y);
   } else {
     *declined = BitmapLanes(d, c.bad, y);
   }
   return SelectByTop(x, u, l);
 }
 
-// Calls body(lookup) with `lookup(c, x, &declined)` compiled for c's shape: keep_all, zero_keep,
-// whether there are fixes, and the check (2 x 2 x 2 x 3 loops per target).
+// Calls body(lookup) with `lookup(c, x, &declined)` compiled for c's shape: (keep_all, zero_keep)
+// of (0, 0), (1, 0) or (1, 1), the fixes of FixShape, and the check (3 x 3 x 3 loops per target),
+// or, for the rare other shapes, one loop that reads them all from `c`.
 template <class Body>
 HWY_INLINE std::size_t Table8SignedShape(const Table8SignedConsts& c, Body&& body) {
-  const auto with_check = [&](auto keep, auto zero, auto fix) -> std::size_t {
+  using Check = Table8SignedPlan::Check;
+  const int fix = c.n_fix == 0 ? kNoFix : c.n_fix != 1 ? kFixRunTime : c.n_fix_l == 1 ? kOneFixOnL : kOneFixOnY;
+  if (fix == kFixRunTime || (c.zero_keep && !c.keep_all)) {
+    return body([](const Table8SignedConsts& k, V8 x, M8* declined) { return Table8Signed(D8(), k, x, declined); });
+  }
+  const auto with_check = [&](auto keep, auto zero, auto fix_shape) -> std::size_t {
     const auto run = [&](auto check) -> std::size_t {
       return body([](const Table8SignedConsts& k, V8 x, M8* declined) {
-        return Table8Signed<decltype(keep)::value, decltype(zero)::value, decltype(fix)::value, decltype(check)::value>(
-            D8(), k, x, declined);
+        return Table8Signed<decltype(keep)::value, decltype(zero)::value, decltype(fix_shape)::value,
+                            decltype(check)::value>(D8(), k, x, declined);
       });
     };
-    using Check = Table8SignedPlan::Check;
     switch (c.check) {
       case Check::kNone: return run(std::integral_constant<int, static_cast<int>(Check::kNone)>());
       case Check::kRange: return run(std::integral_constant<int, static_cast<int>(Check::kRange)>());
@@ -194,23 +245,27 @@ HWY_INLINE std::size_t Table8SignedShape(const Table8SignedConsts& c, Body&& bod
     return run(std::integral_constant<int, static_cast<int>(Check::kBitmap)>());
   };
   const auto with_fix = [&](auto keep, auto zero) -> std::size_t {
-    return c.n_fix ? with_check(keep, zero, std::integral_constant<int, 1>())
-                   : with_check(keep, zero, std::integral_constant<int, 0>());
+    switch (fix) {
+      case kOneFixOnL: return with_check(keep, zero, std::integral_constant<int, kOneFixOnL>());
+      case kOneFixOnY: return with_check(keep, zero, std::integral_constant<int, kOneFixOnY>());
+      default: break;
+    }
+    return with_check(keep, zero, std::integral_constant<int, kNoFix>());
   };
-  const auto with_zero = [&](auto keep) -> std::size_t {
-    return c.zero_keep ? with_fix(keep, std::integral_constant<int, 1>()) : with_fix(keep, std::integral_constant<int, 0>());
-  };
-  return c.keep_all ? with_zero(std::integral_constant<int, 1>()) : with_zero(std::integral_constant<int, 0>());
+  using Zero = std::integral_constant<int, 0>;
+  using One = std::integral_constant<int, 1>;
+  if (!c.keep_all) return with_fix(Zero(), Zero());
+  return c.zero_keep ? with_fix(One(), One()) : with_fix(One(), Zero());
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
 // The whole table in four registers. The failing lanes: none; or, when they are one run of y =
 // x & 0x7F in either half (the signed plan's kRange, typically the source's Inf and NaN
-// encodings), two compares; else the failures (0xFF per failing entry) looked up the same way.
+// encodings), RangeLanes; else the failures (0xFF per failing entry) looked up the same way.
 struct Table8PermuteConsts {
   __m512i t[4], f[4];
   enum class Check : std::uint8_t { kNone, kRange, kTable } check;
-  std::int8_t bad_after, bad_upto;
+  Range8 range;
 };
 inline Table8PermuteConsts MakeTable8PermuteConsts(const Table8Plan& p) {
   Table8PermuteConsts c;
@@ -222,8 +277,7 @@ inline Table8PermuteConsts MakeTable8PermuteConsts(const Table8Plan& p) {
   c.check = !p.any_fail ? Check::kNone
             : p.is_signed && p.sign.check == Table8SignedPlan::Check::kRange ? Check::kRange
                                                                                : Check::kTable;
-  c.bad_after = p.sign.bad_after;
-  c.bad_upto = p.sign.bad_upto;
+  c.range = MakeRange8(p.sign.bad_after, p.sign.bad_upto);
   return c;
 }
 // vpermi2b: bits 0..5 of x index a register, bit 6 picks one of the pair; bit 7 picks the pair.
@@ -237,7 +291,7 @@ HWY_INLINE V8 Table8Permute(const Table8PermuteConsts& c, V8 x, M8* declined) {
   } else if (c.check == Check::kRange) {
     const D8 d;
     const V8 y = hn::And(x, hn::Set(d, 0x7F));
-    *declined = hn::AndNot(hn::Gt(y, hn::Set(d, c.bad_upto)), hn::Gt(y, hn::Set(d, c.bad_after)));
+    *declined = RangeLanes(d, c.range, y);
   } else {
     const __m512i f = _mm512_mask_blend_epi8(neg, _mm512_permutex2var_epi8(c.f[0], x.raw, c.f[1]),
                                              _mm512_permutex2var_epi8(c.f[2], x.raw, c.f[3]));
