@@ -256,6 +256,11 @@ TEST_P(VectorBlocks, SpecialElementAloneInFullBlocks) {
       {DataType::float64, DataType::float32, 3.0, 1e300},   {DataType::float64, DataType::int32, 3.0, 1e300},
       {DataType::float64, DataType::float16, 3.0, 1e300},   {DataType::float64, DataType::int64, 3.0, nan},
       {DataType::float8_e5m2, DataType::uint8, 3.0, -2.0},  {DataType::int64, DataType::int16, 3.0, 1e9},
+      // The signed tables' range check (table8-inl.h's RangeLanes) in full 64-byte blocks, and
+      // float16 -> 8-bit integers' Inf/NaN test on the float16 bits (float_to_int.cc).
+      {DataType::float8_e5m2, DataType::float8_e4m3fnuz, 3.0, inf},
+      {DataType::float8_e4m3, DataType::float4_e2m1fn, 3.0, nan},
+      {DataType::float16, DataType::uint8, 3.0, nan},
   };
   constexpr std::size_t kN = 2 * 256 + 9;  // two blocks of 64 bytes of byte lanes x 4, and a tail
   for (const Case& c : cases) {
