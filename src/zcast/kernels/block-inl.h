@@ -456,7 +456,7 @@ class BlockKernel final : public Kernel {
     // With it, AVX2 float64 -> int64 clamp streamed at 0.92-0.97 of the hand-written kernel
     // (which prefetched no source wider than 2 bytes), without it at 0.97-1.07; AVX3_DL 1.00-1.04
     // of the build with it, SSE4 0.91-1.07 (compute-bound there); 5 and 3 interleaved rounds,
-    // docs/performance-highway.md, stop 20. Stop 12 had seen AVX3_DL int64 -> float64 5-9 %
+    // docs/performance-highway-stops-17-20.md, stop 20. Stop 12 had seen AVX3_DL int64 -> float64 5-9 %
     // slower with it.
     const bool prefetch = !(in_step == 8 * Family::BlockElems() && out_step == in_step);
     for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
