@@ -183,8 +183,9 @@ inline Table8SignedConsts MakeTable8SignedConsts(D8 d, const Table8Plan& p) {
 
 // The fixes as Table8Signed's kFix: read from the plan at run time, none, or exactly one, keyed on
 // L or on y (the common shapes: about 2 in 3 of the signed plans with fixes, over every pair and
-// setting). With the count read at run time, GCC tested it after each possible fix: 20 more
-// instructions per vector for float8_e4m3fnuz -> float8_e5m2's one fix on SSE4.
+// setting). With the count read at run time, GCC tested it after each possible fix: about 10 more
+// instructions per vector for float8_e4m3fnuz -> float8_e5m2's one fix on SSE4 (3.75 against 3.12
+// instructions per element with the fix compiled in, callgrind).
 enum FixShape : int { kFixRunTime = -1, kNoFix = 0, kOneFixOnL = 1, kOneFixOnY = 2 };
 
 // L = T[y] looked up, U = (L & keep) ^ flip plus the fixes, picked by x's sign bit.
