@@ -75,10 +75,11 @@ struct F32ToNarrow {
     // midpoints are multiples of at least 2^13 float32 ulps of their binade (M <= 10; below the
     // min normal, multiples of half the quantum, at least 2^-25, where float32's ulp is at most
     // 2^-38), so their lowest bit is clear, x | 1 never reaches or crosses one, and an exact
-    // midpoint moves just past it, away from zero. The float64 and int32 lanes are rounded to odd (float_lanes-inl.h), which keeps
-    // that. +-Inf becomes a NaN here, beyond max_bits as before; Convert reads the original x.
-    // One operation where the half-ulp addition took five (float32 -> float16 on SSE4: 9.6
-    // instructions an element against nearest-even's 7.4, docs/performance-highway.md).
+    // midpoint moves just past it, away from zero. The float64 and int32 lanes are rounded to odd
+    // (float_lanes-inl.h), which keeps that. +-Inf becomes a NaN here, beyond max_bits as before;
+    // Convert reads the original x. One operation where the half-ulp addition took five: float32
+    // -> float16 on SSE4 took 9.6 instructions an element, now 7.6 (nearest-even: 7.4;
+    // docs/performance-highway.md, stop 29).
     if constexpr (R == Rounding::kNearestAway) x = hn::Or(x, hn::BitCast(df, hn::Set(du, 1u)));
     const VI32 e = hn::Min(hn::Max(hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u))),
                                    hn::Set(di, static_cast<std::int32_t>(p.min_normal))),
