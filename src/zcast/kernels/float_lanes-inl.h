@@ -465,6 +465,11 @@ HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, Floa
   const auto run = [&]<class Loader>(Loader) -> std::size_t {
     return RunCommonBlocks<Store, true, Loader>(p, dst_size, in, out, blocks);
   };
+  // A Store with a loop of its own for the 16-bit sources, in 16-bit lanes (F32ToNarrow::IntRun16).
+  if constexpr (requires { requires Store::kIntRun16; }) {
+    if (src == FloatSource::kInt16) return Store::template IntRun16<std::int16_t>(p, in, out, blocks);
+    if (src == FloatSource::kUint16) return Store::template IntRun16<std::uint16_t>(p, in, out, blocks);
+  }
   switch (src) {
     case FloatSource::kInt8: return run(LoadIntAsF32<std::int8_t>{});
     case FloatSource::kUint8: return run(LoadIntAsF32<std::uint8_t>{});
