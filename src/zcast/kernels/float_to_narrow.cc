@@ -311,7 +311,10 @@ struct F32ToNarrow {
       VU32 w0, w1;
       Widen16(mag, &w0, &w1);
       VI32 n0 = hn::Zero(di), n1 = hn::Zero(di);
-      if constexpr (R == Rounding::kTowardsPositive || R == Rounding::kTowardsNegative) WidenMask16(neg, &n0, &n1);
+      // (unsigned sources: no sign, the masks stay zero)
+      if constexpr (std::is_signed_v<T> && (R == Rounding::kTowardsPositive || R == Rounding::kTowardsNegative)) {
+        WidenMask16(neg, &n0, &n1);
+      }
       const VU16 enc = Narrow32(encode(w0, n0), encode(w1, n1));
       if constexpr (std::is_signed_v<T>) return hn::Or(enc, hn::And(neg, sign_bit));
       return enc;
