@@ -118,3 +118,31 @@ def test_an_interrupted_caller_waits_for_the_workers():
     assert len(finished) == sum(1 for t, _, _ in rec.calls if t != main)
     assert all(t <= returned for t in finished)
     assert len(started_after) <= 1
+
+
+def test_a_worker_that_never_starts_is_not_waited_for(monkeypatch):
+    """The pool's one worker is busy elsewhere until released: the caller casts every block alone
+    and returns without waiting for it (the queued task is cancelled)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    release = threading.Event()
+    busy = pool.submit(release.wait, 30)
+    monkeypatch.setattr(_api, "_pool", pool)
+    timer = threading.Timer(10, release.set)  # without the cancel the call would wait this long
+    timer.start()
+    try:
+        rec = Recorder()
+        t0 = time.monotonic()
+        run(rec)
+        elapsed = time.monotonic() - t0
+        released_before_return = release.is_set()
+    finally:
+        release.set()
+        timer.cancel()
+        busy.result()
+        pool.shutdown()
+    assert not released_before_return, f"the call waited for the busy worker ({elapsed:.1f} s)"
+    main = threading.get_ident()
+    assert {t for t, _, _ in rec.calls} == {main}
+    assert len(rec.calls) == 2 * _api._BLOCKS_PER_THREAD

@@ -256,9 +256,13 @@ def _run_blocks(fn, src_bytes, dst_bytes, n, nthreads, shape) -> None:
     finally:
         # Also when the caller is interrupted (KeyboardInterrupt): hand out no more blocks and wait
         # for the workers, so that no thread writes into the output after this call has returned.
+        # A worker that has not started yet is cancelled instead of waited for: it would take no
+        # block, and waiting for its vCPU to wake would only delay the return.
         with lock:
             taken = nblocks
         for future in futures:
+            if future.cancel():
+                continue
             exc = future.exception()  # waits; work() itself keeps every Exception in failed
             if exc is not None:
                 raise exc
