@@ -24,6 +24,16 @@ bench/kernel_loop.cc builds against that revision's static library too:
     g++ -O2 -std=c++20 -I SRC/include -I SRC/src bench/kernel_loop.cc BUILD/libzcast.a -o /tmp/kl_old
 
 (SRC/BUILD: bench/compare_builds.py --old-rev 1cbf992 leaves them in /tmp/zcast-bench-1cbf992.)
+
+aarch64 (--qemu CPU): valgrind cannot run the ARM targets here, so qemu-aarch64-static counts them,
+one guest instruction per translation block (-singlestep) with every execution logged (-d
+exec,nochain); the difference between the two repetition counts is taken as above. It counts the
+whole process, not only Run (the timer's calls between runs add a few hundredths per element),
+and it is a count, not a speed (qemu proves results, never speed). The binary is cross-built:
+
+    aarch64-linux-gnu-g++ -O2 -std=c++20 -I include -I src -I build/aarch64/include \
+        bench/kernel_loop.cc build/aarch64/libzcast.a -lhwy -o /tmp/kl_arm
+    bench/kernel_instructions.py --qemu max,sve=off --target NEON --pair float8_e4m3 float8_e5m2 0 0 /tmp/kl_arm
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 ELEMENTS = 4096
 RUNS_PER_REP = 20  # bench/kernel_loop.cc
@@ -52,18 +63,44 @@ def count(binary: str, pair: list[str], reps: int, target: str) -> tuple[int, st
     return int(m.group(1)), kernel
 
 
+def count_qemu(binary: str, pair: list[str], reps: int, target: str, cpu: str) -> tuple[int, str]:
+    env = dict(os.environ, ZCAST_SIMD_TARGET=target, QEMU_LD_PREFIX="/usr/aarch64-linux-gnu")
+    fd, log = tempfile.mkstemp(prefix="zcast-qemu-exec-", suffix=".log")
+    os.close(fd)
+    try:
+        cmd = ["qemu-aarch64-static", "-cpu", cpu, "-singlestep", "-d", "exec,nochain", "-D", log,
+               binary, *pair, str(ELEMENTS), str(reps)]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"{binary}: failed under qemu ({out.returncode}):\n{(out.stdout + out.stderr)[-2000:]}")
+        with open(log, "rb") as f:
+            executed = sum(1 for line in f if line.startswith(b"Trace"))
+    finally:
+        os.remove(log)
+    kernel = next((line.split()[0] for line in out.stdout.splitlines() if "GB/s" in line), "?")
+    return executed, kernel
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", default="AVX2", help="ZCAST_SIMD_TARGET (default AVX2)")
     ap.add_argument("--pair", nargs=4, required=True, metavar=("SRC", "DST", "ROUNDING", "OUT_OF_RANGE"),
                     help="as zcast_kernel_loop takes them (rounding 0-4, out_of_range 0-2)")
     ap.add_argument("binaries", nargs="+", help="zcast_kernel_loop builds")
+    ap.add_argument("--qemu", metavar="CPU", help="count an aarch64 build under qemu-aarch64-static -cpu CPU "
+                    "(e.g. max,sve=off for NEON)")
     args = ap.parse_args()
-    if shutil.which("valgrind") is None:
-        sys.exit("kernel_instructions.py: valgrind not found (Debian: apt-get install valgrind)")
+    tool = "qemu-aarch64-static" if args.qemu else "valgrind"
+    if shutil.which(tool) is None:
+        sys.exit(f"kernel_instructions.py: {tool} not found (Debian: apt-get install "
+                 f"{'qemu-user-static' if args.qemu else 'valgrind'})")
     for binary in args.binaries:
-        lo, kernel = count(binary, args.pair, 2, args.target)
-        hi, _ = count(binary, args.pair, 12, args.target)
+        if args.qemu:
+            lo, kernel = count_qemu(binary, args.pair, 2, args.target, args.qemu)
+            hi, _ = count_qemu(binary, args.pair, 12, args.target, args.qemu)
+        else:
+            lo, kernel = count(binary, args.pair, 2, args.target)
+            hi, _ = count(binary, args.pair, 12, args.target)
         per = (hi - lo) / (10 * RUNS_PER_REP * ELEMENTS)
         print(f"{' '.join(args.pair):34s} {kernel:34s} {per:6.2f} instructions/element  ({binary})")
 

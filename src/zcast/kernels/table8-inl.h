@@ -6,6 +6,7 @@
 // - AVX3_DL (AVX-512 VBMI): vpermi2b looks up 128 entries in two 64-byte registers (index bits
 //   0..6); two of them cover T and the index's top bit picks one (Table8Permute): three
 //   instructions per 64 bytes, and two more for the failing lanes when T has any.
+// - NEON: TBL/TBX look up 64 entries in four registers; four of them cover T (Table8Tbl).
 // - Every other target: TableLookupBytes (vpshufb / tbl / svtbl) looks up 16 entries per 128-bit
 //   block. A 128-entry half is 8 rows of 16: each row is looked up by x's low nibble and a tree of
 //   IfNegativeThenElse on bits 4, 5, 6 of x (moved to the top by doubling the byte) picks the row,
@@ -260,12 +261,11 @@ HWY_INLINE std::size_t Table8SignedShape(const Table8SignedConsts& c, Body&& bod
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
-// The whole table in four registers. The failing lanes: none; or, when they are one run of y =
-// x & 0x7F in either half (the signed plan's kRange, typically the source's Inf and NaN
-// encodings), RangeLanes; else the failures (0xFF per failing entry) looked up the same way.
+// The whole table in four registers. The failing entries (WholeTableCheck::kEntries): 0xFF per
+// failing entry, looked up the same way.
 struct Table8PermuteConsts {
   __m512i t[4], f[4];
-  enum class Check : std::uint8_t { kNone, kRange, kTable } check;
+  WholeTableCheck check;
   Range8 range;
 };
 inline Table8PermuteConsts MakeTable8PermuteConsts(const Table8Plan& p) {
@@ -274,16 +274,13 @@ inline Table8PermuteConsts MakeTable8PermuteConsts(const Table8Plan& p) {
     c.t[k] = _mm512_load_si512(p.table + 64 * k);
     c.f[k] = _mm512_load_si512(p.fail + 64 * k);
   }
-  using Check = Table8PermuteConsts::Check;
-  c.check = !p.any_fail ? Check::kNone
-            : p.is_signed && p.sign.check == Table8SignedPlan::Check::kRange ? Check::kRange
-                                                                               : Check::kTable;
+  c.check = WholeTableCheckOf(p);
   c.range = MakeRange8(p.sign.bad_after, p.sign.bad_upto);
   return c;
 }
 // vpermi2b: bits 0..5 of x index a register, bit 6 picks one of the pair; bit 7 picks the pair.
 HWY_INLINE V8 Table8Permute(const Table8PermuteConsts& c, V8 x, M8* declined) {
-  using Check = Table8PermuteConsts::Check;
+  using Check = WholeTableCheck;
   const __mmask64 neg = _mm512_movepi8_mask(x.raw);
   const __m512i lo = _mm512_permutex2var_epi8(c.t[0], x.raw, c.t[1]);
   const __m512i up = _mm512_permutex2var_epi8(c.t[2], x.raw, c.t[3]);
@@ -299,6 +296,83 @@ HWY_INLINE V8 Table8Permute(const Table8PermuteConsts& c, V8 x, M8* declined) {
     declined->raw = _mm512_movepi8_mask(f);
   }
   return V8{_mm512_mask_blend_epi8(neg, lo, up)};
+}
+#endif
+
+#if HWY_TARGET == HWY_NEON
+// The whole table in 16 of the 32 registers. TBL with four registers looks up 64 entries and
+// gives 0 for an index of 64 or more; TBX gives the destination's byte there instead. So T[x] is
+// TBL of the first quarter at x, then TBX of quarter q at x - 64 q, which is below 64 exactly in
+// x's quarter (the subtraction wraps the others to 64 or more): 4 lookups and 3 subtractions per
+// 16 bytes, where the generic half-table took 8 single-register lookups, the 7 selects of their
+// tree and the sign's derivation (docs/performance-highway.md, stop 33). The failing entries
+// (WholeTableCheck::kEntries): bit x of the 256-bit bitmap, its byte x >> 3 looked up in two
+// registers.
+struct Table8TblConsts {
+  uint8x16x4_t t[4];
+  uint8x16x2_t fail_bits;
+  WholeTableCheck check;
+  Range8 range;
+};
+inline Table8TblConsts MakeTable8TblConsts(const Table8Plan& p) {
+  Table8TblConsts c;
+  for (int k = 0; k < 4; ++k) c.t[k] = vld1q_u8_x4(p.table + 64 * k);
+  c.fail_bits = vld1q_u8_x2(p.fail_bits);
+  c.check = WholeTableCheckOf(p);
+  c.range = MakeRange8(p.sign.bad_after, p.sign.bad_upto);
+  return c;
+}
+template <WholeTableCheck kCheck>
+HWY_INLINE V8 Table8Tbl(const uint8x16x4_t& t0, const uint8x16x4_t& t1, const uint8x16x4_t& t2,
+                        const uint8x16x4_t& t3, const uint8x16x2_t& fail_bits, Range8 range, V8 x,
+                        M8* declined) {
+  using Check = WholeTableCheck;
+  const D8 d;
+  const uint8x16_t u = vreinterpretq_u8_s8(x.raw), quarter = vdupq_n_u8(64);
+  uint8x16_t i = u;
+  uint8x16_t r = vqtbl4q_u8(t0, i);
+  i = vsubq_u8(i, quarter);
+  r = vqtbx4q_u8(r, t1, i);
+  i = vsubq_u8(i, quarter);
+  r = vqtbx4q_u8(r, t2, i);
+  i = vsubq_u8(i, quarter);
+  r = vqtbx4q_u8(r, t3, i);
+  if constexpr (kCheck == Check::kNone) {
+    *declined = hn::FirstN(d, 0);
+  } else if constexpr (kCheck == Check::kRange) {
+    *declined = RangeLanes(d, range, hn::And(x, hn::Set(d, 0x7F)));
+  } else {
+    alignas(16) static constexpr std::int8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0};
+    const V8 byte{vreinterpretq_s8_u8(vqtbl2q_u8(fail_bits, vshrq_n_u8(u, 3)))};
+    const V8 bit = hn::TableLookupBytes(hn::LoadDup128(d, kBit), hn::And(x, hn::Set(d, 7)));
+    *declined = hn::TestBit(byte, bit);
+  }
+  return V8{vreinterpretq_s8_u8(r)};
+}
+// Table8Family::FastRun's loop for NEON (its contract), with the table in local variables of the
+// function that holds the loop: passed in a struct (the Consts, or a lambda's capture), GCC kept
+// them in memory, which stores through unsigned char* may alias, and loaded all 16 registers
+// again in every block (18 instructions per 16 bytes; 12 with them in registers).
+template <WholeTableCheck kCheck>
+HWY_NOINLINE std::size_t Table8TblRun(const Table8TblConsts& c, const unsigned char* in, unsigned char* out,
+                                      std::size_t blocks) {
+  const D8 d;
+  const std::size_t n = hn::Lanes(d);
+  const uint8x16x4_t t0 = c.t[0], t1 = c.t[1], t2 = c.t[2], t3 = c.t[3];
+  const uint8x16x2_t fail_bits = c.fail_bits;
+  const Range8 range = c.range;
+  const unsigned char* p = in;
+  unsigned char* q = out;
+  const unsigned char* const end = in + blocks * n;
+  for (; p != end; p += n, q += n) {
+    PrefetchBlock(p, n, q, n);
+    M8 declined;
+    const V8 x = hn::LoadU(d, reinterpret_cast<const std::int8_t*>(p));
+    const V8 r = Table8Tbl<kCheck>(t0, t1, t2, t3, fail_bits, range, x, &declined);
+    if (HWY_UNLIKELY(!hn::AllFalse(d, declined))) break;
+    hn::StoreU(r, d, reinterpret_cast<std::int8_t*>(q));
+  }
+  return static_cast<std::size_t>(p - in) / n;
 }
 #endif
 

@@ -1,9 +1,10 @@
 // Any 1-byte -> 1-byte pair as a 256-entry table T, filled by the reference path at bind time
 // (scalar_map and every rule included, so the kernel is exact by construction: table8_plan.h);
-// the kernels differ only in how they look T up (table8-inl.h): vpermi2b on AVX3_DL, the signed
-// half-table or both halves by TableLookupBytes elsewhere, T indexed directly on SCALAR (one
-// lane). A block is one vector of bytes; its failing lanes (T's failing entries, or a superset that the reference then decides) are resolved
-// in index order, so the first failing index is the reference's.
+// the kernels differ only in how they look T up (table8-inl.h): vpermi2b on AVX3_DL, four-register
+// TBL/TBX on NEON, the signed half-table or both halves by TableLookupBytes elsewhere, T indexed
+// directly on SCALAR (one lane). A block is one vector of bytes; its failing lanes (T's failing
+// entries, or a superset that the reference then decides) are resolved in index order, so the
+// first failing index is the reference's.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -36,19 +37,23 @@ struct Table8Family {
   // lookup's settings (WithShape), so that it tests none of them per block.
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
-    const Consts k = c;
-    return Lookup::WithShape(k, [&](auto lookup) -> std::size_t {
-      const D8 d;
-      const std::size_t n = hn::Lanes(d);
-      for (std::size_t b = 0; b < blocks; ++b, in += n, out += n) {
-        PrefetchBlock(in, n, out, n);
-        M8 declined;
-        const V8 r = lookup(k, hn::LoadU(d, reinterpret_cast<const std::int8_t*>(in)), &declined);
-        if (HWY_UNLIKELY(!hn::AllFalse(d, declined))) return b;
-        hn::StoreU(r, d, reinterpret_cast<std::int8_t*>(out));
-      }
-      return blocks;
-    });
+    if constexpr (requires { Lookup::FastRun(c, in, out, blocks); }) {
+      return Lookup::FastRun(c, in, out, blocks);  // a loop of its own (NEON: TblLookup)
+    } else {
+      const Consts k = c;
+      return Lookup::WithShape(k, [&](auto lookup) -> std::size_t {
+        const D8 d;
+        const std::size_t n = hn::Lanes(d);
+        for (std::size_t b = 0; b < blocks; ++b, in += n, out += n) {
+          PrefetchBlock(in, n, out, n);
+          M8 declined;
+          const V8 r = lookup(k, hn::LoadU(d, reinterpret_cast<const std::int8_t*>(in)), &declined);
+          if (HWY_UNLIKELY(!hn::AllFalse(d, declined))) return b;
+          hn::StoreU(r, d, reinterpret_cast<std::int8_t*>(out));
+        }
+        return blocks;
+      });
+    }
   }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
@@ -96,6 +101,28 @@ struct DirectLookup : OneShape<DirectLookup> {
   }
 };
 #endif
+#if HWY_TARGET == HWY_NEON
+struct TblLookup {
+  using Consts = Table8TblConsts;
+  using Check = WholeTableCheck;
+  static Consts MakeConsts(const Table8Plan& p) { return MakeTable8TblConsts(p); }
+  // One block, the check read from c: the blocks with a declined lane and the tail.
+  static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) {
+    const auto look = [&](auto check) {
+      return Table8Tbl<decltype(check)::value>(c.t[0], c.t[1], c.t[2], c.t[3], c.fail_bits, c.range, x, declined);
+    };
+    if (c.check == Check::kNone) return look(std::integral_constant<Check, Check::kNone>());
+    if (c.check == Check::kRange) return look(std::integral_constant<Check, Check::kRange>());
+    return look(std::integral_constant<Check, Check::kEntries>());
+  }
+  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
+                                        std::size_t blocks) {
+    if (c.check == Check::kNone) return Table8TblRun<Check::kNone>(c, in, out, blocks);
+    if (c.check == Check::kRange) return Table8TblRun<Check::kRange>(c, in, out, blocks);
+    return Table8TblRun<Check::kEntries>(c, in, out, blocks);
+  }
+};
+#endif
 #if HWY_TARGET == HWY_AVX3_DL
 struct PermuteLookup : OneShape<PermuteLookup> {
   using Consts = Table8PermuteConsts;
@@ -110,6 +137,8 @@ std::unique_ptr<const Kernel> MakeTable8(const Direction& dir) {
   PlanTable8(dir, &plan);
 #if HWY_TARGET == HWY_AVX3_DL
   return Make<Table8Family<PermuteLookup>>(dir, plan, "table8-permute");
+#elif HWY_TARGET == HWY_NEON
+  return Make<Table8Family<TblLookup>>(dir, plan, "table8-tbl");
 #elif HWY_TARGET == HWY_SCALAR
   return Make<Table8Family<DirectLookup>>(dir, plan, "table8-direct");
 #else

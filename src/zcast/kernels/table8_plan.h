@@ -44,6 +44,17 @@ struct Table8Plan {
   Table8SignedPlan sign;
 };
 
+// How a kernel that looks the whole of T up (vpermi2b on AVX3_DL, four-register TBL/TBX on NEON)
+// finds the lanes to decline: none; one run of y = x & 0x7F in either half (the signed plan's
+// kRange, typically the source's Inf and NaN encodings: one addition and one compare); else the
+// failing entries themselves.
+enum class WholeTableCheck : std::uint8_t { kNone, kRange, kEntries };
+inline WholeTableCheck WholeTableCheckOf(const Table8Plan& p) {
+  if (!p.any_fail) return WholeTableCheck::kNone;
+  const bool range = p.is_signed && p.sign.check == Table8SignedPlan::Check::kRange;
+  return range ? WholeTableCheck::kRange : WholeTableCheck::kEntries;
+}
+
 // T and its failures for `dir` (a 1-byte source and destination), and the signed form when the
 // halves differ in at most a few places (and at most two y fail in one half only).
 void PlanTable8(const Direction& dir, Table8Plan* plan);
