@@ -29,6 +29,7 @@ namespace {
 
 using kernel_test::Describe;
 using kernel_test::ExpectKernelMatches;
+using kernel_test::Table8KernelName;
 
 bool IsFamilyKernel(const char* name) {
   for (const char* n : {"int-lanes-to-int", "int-lanes-to-float32", "int-lanes-float8-to-float32",
@@ -90,10 +91,11 @@ TEST_P(IntFamilies, AreSelected) {
     const char* name;
   };
   const std::string name = SimdTargetName(target());
-  const bool dl = name == "AVX3_DL", scalar = name == "SCALAR", neon = name == "NEON";
-  // The 1-byte tables (table8.cc): signed plans and full ones look up alike on three targets.
-  const char* table8_signed = dl ? "table8-permute" : scalar ? "table8-direct" : neon ? "table8-tbl" : "table8-signed";
-  const char* table8_full = dl ? "table8-permute" : scalar ? "table8-direct" : neon ? "table8-tbl" : "table8-full";
+  const bool dl = name == "AVX3_DL", scalar = name == "SCALAR";
+  // The 1-byte tables (table8.cc): signed plans and full ones look up alike on AVX3_DL, SCALAR and
+  // where NEON's TBL/TBX runs.
+  const char* table8_signed = dl ? "table8-permute" : scalar ? "table8-direct" : Table8KernelName(name, "table8-signed");
+  const char* table8_full = dl ? "table8-permute" : scalar ? "table8-direct" : Table8KernelName(name, "table8-full");
   const Want wants[] = {
       {DataType::uint8, DataType::int8, OutOfRange::kClamp, "int8-lanes-to-int"},
       {DataType::uint8, DataType::uint4, OutOfRange::kClamp, "int8-lanes-to-int"},

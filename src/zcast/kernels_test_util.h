@@ -20,7 +20,26 @@
 #include "zcast/kernels.h"
 #include "zcast/kernels/targets.h"
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
 namespace zcast::internal::kernel_test {
+
+// The name of the 1-byte tables' kernel (table8.cc) on a target without a 64-byte permute:
+// "table8-tbl" where NEON's TBL/TBX loop runs (NEON, and the SVE targets whose vectors have at most
+// 256 bits: SVE_256 and SVE2_128 by their fixed length, SVE and SVE2 by the length the OS gives
+// this thread, which qemu's sve-default-vector-length sets), else `half_table`.
+inline const char* Table8KernelName(const std::string& target, const char* half_table) {
+  if (target == "NEON" || target == "SVE_256" || target == "SVE2_128") return "table8-tbl";
+#if defined(__aarch64__) && defined(__linux__) && defined(PR_SVE_GET_VL)
+  if (target == "SVE" || target == "SVE2") {
+    const int vl = prctl(PR_SVE_GET_VL);  // bytes in the low 16 bits, or -1 without SVE
+    if (vl >= 0 && (vl & PR_SVE_VL_LEN_MASK) <= 32) return "table8-tbl";
+  }
+#endif
+  return half_table;
+}
 
 inline std::uint32_t F32Bits(float f) {
   std::uint32_t b;

@@ -6,7 +6,8 @@
 // - AVX3_DL (AVX-512 VBMI): vpermi2b looks up 128 entries in two 64-byte registers (index bits
 //   0..6); two of them cover T and the index's top bit picks one (Table8Permute): three
 //   instructions per 64 bytes, and two more for the failing lanes when T has any.
-// - NEON: TBL/TBX look up 64 entries in four registers; four of them cover T (Table8Tbl).
+// - NEON, and SVE with vectors of at most 256 bits: NEON's TBL/TBX look up 64 entries in four
+//   registers; four of them cover T (Table8Tbl).
 // - Every other target: TableLookupBytes (vpshufb / tbl / svtbl) looks up 16 entries per 128-bit
 //   block. A 128-entry half is 8 rows of 16: each row is looked up by x's low nibble and a tree of
 //   IfNegativeThenElse on bits 4, 5, 6 of x (moved to the top by doubling the byte) picks the row,
@@ -29,6 +30,10 @@
 
 #include "zcast/kernels/block-inl.h"  // MaskOr8
 #include "zcast/kernels/table8_plan.h"
+
+#if HWY_ARCH_ARM_A64
+#include <arm_neon.h>  // Table8Tbl, on the SVE targets too
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace zcast::internal::HWY_NAMESPACE {
@@ -299,15 +304,17 @@ HWY_INLINE V8 Table8Permute(const Table8PermuteConsts& c, V8 x, M8* declined) {
 }
 #endif
 
-#if HWY_TARGET == HWY_NEON
-// The whole table in 16 of the 32 registers. TBL with four registers looks up 64 entries and
+#if HWY_TARGET == HWY_NEON || HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
+    HWY_TARGET == HWY_SVE2_128
+// The whole table in 16 of the 32 NEON registers. TBL with four registers looks up 64 entries and
 // gives 0 for an index of 64 or more; TBX gives the destination's byte there instead. So T[x] is
 // TBL of the first quarter at x, then TBX of quarter q at x - 64 q, which is below 64 exactly in
 // x's quarter (the subtraction wraps the others to 64 or more): 4 lookups and 3 subtractions per
 // 16 bytes, where the generic half-table took 8 single-register lookups, the 7 selects of their
 // tree and the sign's derivation (docs/performance-highway.md, stop 33). The failing entries
 // (WholeTableCheck::kEntries): bit x of the 256-bit bitmap, its byte x >> 3 looked up in two
-// registers.
+// registers. Plain NEON, not Highway's vectors: the SVE targets (whose CPUs all have NEON) run
+// this loop too where their vectors are at most 256 bits (table8.cc).
 struct Table8TblConsts {
   uint8x16x4_t t[4];
   uint8x16x2_t fail_bits;
@@ -322,14 +329,14 @@ inline Table8TblConsts MakeTable8TblConsts(const Table8Plan& p) {
   c.range = MakeRange8(p.sign.bad_after, p.sign.bad_upto);
   return c;
 }
+// T[x]; *declined: 0xFF in the lanes to decline.
 template <WholeTableCheck kCheck>
-HWY_INLINE V8 Table8Tbl(const uint8x16x4_t& t0, const uint8x16x4_t& t1, const uint8x16x4_t& t2,
-                        const uint8x16x4_t& t3, const uint8x16x2_t& fail_bits, Range8 range, V8 x,
-                        M8* declined) {
+HWY_INLINE uint8x16_t Table8Tbl(const uint8x16x4_t& t0, const uint8x16x4_t& t1, const uint8x16x4_t& t2,
+                                const uint8x16x4_t& t3, const uint8x16x2_t& fail_bits, Range8 range, uint8x16_t x,
+                                uint8x16_t* declined) {
   using Check = WholeTableCheck;
-  const D8 d;
-  const uint8x16_t u = vreinterpretq_u8_s8(x.raw), quarter = vdupq_n_u8(64);
-  uint8x16_t i = u;
+  const uint8x16_t quarter = vdupq_n_u8(64);
+  uint8x16_t i = x;
   uint8x16_t r = vqtbl4q_u8(t0, i);
   i = vsubq_u8(i, quarter);
   r = vqtbx4q_u8(r, t1, i);
@@ -338,41 +345,47 @@ HWY_INLINE V8 Table8Tbl(const uint8x16x4_t& t0, const uint8x16x4_t& t1, const ui
   i = vsubq_u8(i, quarter);
   r = vqtbx4q_u8(r, t3, i);
   if constexpr (kCheck == Check::kNone) {
-    *declined = hn::FirstN(d, 0);
-  } else if constexpr (kCheck == Check::kRange) {
-    *declined = RangeLanes(d, range, hn::And(x, hn::Set(d, 0x7F)));
+    *declined = vdupq_n_u8(0);
+  } else if constexpr (kCheck == Check::kRange) {  // RangeLanes
+    const int8x16_t y = vreinterpretq_s8_u8(vandq_u8(x, vdupq_n_u8(0x7F)));
+    *declined = vcgtq_s8(vaddq_s8(y, vdupq_n_s8(range.add)), vdupq_n_s8(range.above));
   } else {
-    alignas(16) static constexpr std::int8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0};
-    const V8 byte{vreinterpretq_s8_u8(vqtbl2q_u8(fail_bits, vshrq_n_u8(u, 3)))};
-    const V8 bit = hn::TableLookupBytes(hn::LoadDup128(d, kBit), hn::And(x, hn::Set(d, 7)));
-    *declined = hn::TestBit(byte, bit);
+    alignas(16) static constexpr std::uint8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 0, 0, 0, 0, 0, 0, 0, 0};
+    const uint8x16_t byte = vqtbl2q_u8(fail_bits, vshrq_n_u8(x, 3));
+    const uint8x16_t bit = vqtbl1q_u8(vld1q_u8(kBit), vandq_u8(x, vdupq_n_u8(7)));
+    *declined = vtstq_u8(byte, bit);
   }
-  return V8{vreinterpretq_s8_u8(r)};
+  return r;
 }
-// Table8Family::FastRun's loop for NEON (its contract), with the table in local variables of the
+// Table8Family::FastRun's loop (its contract: the whole blocks of `block` bytes converted, up to
+// the first with a declined lane), 16 bytes per step, with the table in local variables of the
 // function that holds the loop: passed in a struct (the Consts, or a lambda's capture), GCC kept
 // them in memory, which stores through unsigned char* may alias, and loaded all 16 registers
-// again in every block (18 instructions per 16 bytes; 12 with them in registers).
+// again in every step (18 instructions per 16 bytes; 12 with them in registers).
 template <WholeTableCheck kCheck>
 HWY_NOINLINE std::size_t Table8TblRun(const Table8TblConsts& c, const unsigned char* in, unsigned char* out,
-                                      std::size_t blocks) {
-  const D8 d;
-  const std::size_t n = hn::Lanes(d);
+                                      std::size_t blocks, std::size_t block) {
   const uint8x16x4_t t0 = c.t[0], t1 = c.t[1], t2 = c.t[2], t3 = c.t[3];
   const uint8x16x2_t fail_bits = c.fail_bits;
   const Range8 range = c.range;
   const unsigned char* p = in;
   unsigned char* q = out;
-  const unsigned char* const end = in + blocks * n;
-  for (; p != end; p += n, q += n) {
-    PrefetchBlock(p, n, q, n);
-    M8 declined;
-    const V8 x = hn::LoadU(d, reinterpret_cast<const std::int8_t*>(p));
-    const V8 r = Table8Tbl<kCheck>(t0, t1, t2, t3, fail_bits, range, x, &declined);
-    if (HWY_UNLIKELY(!hn::AllFalse(d, declined))) break;
-    hn::StoreU(r, d, reinterpret_cast<std::int8_t*>(q));
+  const unsigned char* const end = in + blocks * block;  // block: a multiple of 16
+  for (; p != end; p += 16, q += 16) {
+    PrefetchBlock(p, 16, q, 16);
+    uint8x16_t declined;
+    const uint8x16_t r = Table8Tbl<kCheck>(t0, t1, t2, t3, fail_bits, range, vld1q_u8(p), &declined);
+    if (HWY_UNLIKELY(vmaxvq_u8(declined) != 0)) break;
+    vst1q_u8(q, r);
   }
-  return static_cast<std::size_t>(p - in) / n;
+  return static_cast<std::size_t>(p - in) / block;
+}
+inline std::size_t RunTable8Tbl(const Table8TblConsts& c, const unsigned char* in, unsigned char* out,
+                                std::size_t blocks, std::size_t block) {
+  using Check = WholeTableCheck;
+  if (c.check == Check::kNone) return Table8TblRun<Check::kNone>(c, in, out, blocks, block);
+  if (c.check == Check::kRange) return Table8TblRun<Check::kRange>(c, in, out, blocks, block);
+  return Table8TblRun<Check::kEntries>(c, in, out, blocks, block);
 }
 #endif
 

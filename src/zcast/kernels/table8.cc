@@ -102,24 +102,46 @@ struct DirectLookup : OneShape<DirectLookup> {
 };
 #endif
 #if HWY_TARGET == HWY_NEON
+// The whole table by TBL/TBX (table8-inl.h), in the loop of the common blocks and in the others.
 struct TblLookup {
   using Consts = Table8TblConsts;
   using Check = WholeTableCheck;
   static Consts MakeConsts(const Table8Plan& p) { return MakeTable8TblConsts(p); }
-  // One block, the check read from c: the blocks with a declined lane and the tail.
+  // One block, the check read from c: the blocks with a declined lane, and the tail.
   static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) {
+    uint8x16_t d;
     const auto look = [&](auto check) {
-      return Table8Tbl<decltype(check)::value>(c.t[0], c.t[1], c.t[2], c.t[3], c.fail_bits, c.range, x, declined);
+      return Table8Tbl<decltype(check)::value>(c.t[0], c.t[1], c.t[2], c.t[3], c.fail_bits, c.range,
+                                               vreinterpretq_u8_s8(x.raw), &d);
     };
-    if (c.check == Check::kNone) return look(std::integral_constant<Check, Check::kNone>());
-    if (c.check == Check::kRange) return look(std::integral_constant<Check, Check::kRange>());
-    return look(std::integral_constant<Check, Check::kEntries>());
+    const uint8x16_t r = c.check == Check::kNone    ? look(std::integral_constant<Check, Check::kNone>())
+                         : c.check == Check::kRange ? look(std::integral_constant<Check, Check::kRange>())
+                                                    : look(std::integral_constant<Check, Check::kEntries>());
+    *declined = hn::MaskFromVec(V8{vreinterpretq_s8_u8(d)});
+    return V8{vreinterpretq_s8_u8(r)};
   }
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
-    if (c.check == Check::kNone) return Table8TblRun<Check::kNone>(c, in, out, blocks);
-    if (c.check == Check::kRange) return Table8TblRun<Check::kRange>(c, in, out, blocks);
-    return Table8TblRun<Check::kEntries>(c, in, out, blocks);
+    return RunTable8Tbl(c, in, out, blocks, hn::Lanes(D8()));
+  }
+};
+#elif HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
+// SVE with vectors of at most 256 bits: NEON's TBL/TBX loop for the common blocks (16 bytes per
+// step, whole SVE blocks), Slow (the half-table or both halves) for the blocks with a declined lane
+// and the tail. Counted under qemu, float8_e4m3 -> float8_e5m2 took 2.89 instructions per element
+// on SVE2_128 (at 128 bits) and 1.54 on SVE_256 by the half-table, 0.81 on NEON by TBL/TBX; at 512
+// bits (SVE, A64FX) the half-table's 0.93 is kept (docs/performance-highway.md, stop 33).
+template <class Slow>
+struct TblFastLookup {
+  struct Consts {
+    typename Slow::Consts slow;
+    Table8TblConsts tbl;
+  };
+  static Consts MakeConsts(const Table8Plan& p) { return {Slow::MakeConsts(p), MakeTable8TblConsts(p)}; }
+  static HWY_INLINE V8 Run(const Consts& c, V8 x, M8* declined) { return Slow::Run(c.slow, x, declined); }
+  static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
+                                        std::size_t blocks) {
+    return RunTable8Tbl(c.tbl, in, out, blocks, hn::Lanes(D8()));
   }
 };
 #endif
@@ -142,6 +164,12 @@ std::unique_ptr<const Kernel> MakeTable8(const Direction& dir) {
 #elif HWY_TARGET == HWY_SCALAR
   return Make<Table8Family<DirectLookup>>(dir, plan, "table8-direct");
 #else
+#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
+  if (hn::Lanes(D8()) <= 32) {
+    if (plan.is_signed) return Make<Table8Family<TblFastLookup<SignedLookup>>>(dir, plan, "table8-tbl");
+    return Make<Table8Family<TblFastLookup<FullLookup>>>(dir, plan, "table8-tbl");
+  }
+#endif
   if (plan.is_signed) return Make<Table8Family<SignedLookup>>(dir, plan, "table8-signed");
   return Make<Table8Family<FullLookup>>(dir, plan, "table8-full");
 #endif
