@@ -1,7 +1,7 @@
 // Any 1-byte -> 1-byte pair as a 256-entry table T, filled by the reference path at bind time
 // (scalar_map and every rule included, so the kernel is exact by construction: table8_plan.h);
 // the kernels differ only in how they look T up (table8-inl.h): vpermi2b on AVX3_DL, four-register
-// TBL/TBX on NEON, the signed half-table or both halves by TableLookupBytes elsewhere, T indexed
+// TBL/TBX on NEON (and in SVE's common blocks up to 256 bits), the signed half-table or both halves by TableLookupBytes elsewhere, T indexed
 // directly on SCALAR (one lane). A block is one vector of bytes; its failing lanes (T's failing
 // entries, or a superset that the reference then decides) are resolved in index order, so the
 // first failing index is the reference's.
@@ -38,7 +38,7 @@ struct Table8Family {
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
     if constexpr (requires { Lookup::FastRun(c, in, out, blocks); }) {
-      return Lookup::FastRun(c, in, out, blocks);  // a loop of its own (NEON: TblLookup)
+      return Lookup::FastRun(c, in, out, blocks);  // a loop of its own (the TBL/TBX loop on ARM)
     } else {
       const Consts k = c;
       return Lookup::WithShape(k, [&](auto lookup) -> std::size_t {
@@ -130,7 +130,7 @@ struct TblLookup {
 // step, whole SVE blocks), Slow (the half-table or both halves) for the blocks with a declined lane
 // and the tail. Counted under qemu, float8_e4m3 -> float8_e5m2 took 2.89 instructions per element
 // on SVE2_128 (at 128 bits) and 1.54 on SVE_256 by the half-table, 0.81 on NEON by TBL/TBX; at 512
-// bits (SVE, A64FX) the half-table's 0.93 is kept (docs/performance-highway.md, stop 33).
+// bits (SVE, A64FX) the half-table's 0.96 is kept (docs/performance-highway.md, stop 33).
 template <class Slow>
 struct TblFastLookup {
   struct Consts {
