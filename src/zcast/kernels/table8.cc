@@ -1,10 +1,10 @@
 // Any 1-byte -> 1-byte pair as a 256-entry table T, filled by the reference path at bind time
 // (scalar_map and every rule included, so the kernel is exact by construction: table8_plan.h);
 // the kernels differ only in how they look T up (table8-inl.h): vpermi2b on AVX3_DL, four-register
-// TBL/TBX on NEON (and in SVE's common blocks up to 256 bits), the signed half-table or both halves by TableLookupBytes elsewhere, T indexed
-// directly on SCALAR (one lane). A block is one vector of bytes; its failing lanes (T's failing
-// entries, or a superset that the reference then decides) are resolved in index order, so the
-// first failing index is the reference's.
+// TBL/TBX on NEON (and in SVE's common blocks up to 256 bits), the signed half-table or both
+// halves by TableLookupBytes elsewhere, T indexed directly on SCALAR (one lane). A block is one
+// vector of bytes; its failing lanes (T's failing entries, or a superset that the reference then
+// decides) are resolved in index order, so the first failing index is the reference's.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "zcast/kernels/table8.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
