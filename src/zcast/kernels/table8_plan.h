@@ -44,8 +44,8 @@ struct Table8Plan {
   Table8SignedPlan sign;
 };
 
-// How a kernel that looks the whole of T up (vpermi2b on AVX3_DL, four-register TBL/TBX on NEON)
-// finds the lanes to decline: none; one run of y = x & 0x7F in either half (the signed plan's
+// How a kernel that looks the whole of T up (vpermi2b on AVX3_DL, four-register TBL/TBX on NEON
+// and in SVE's common blocks) finds the lanes to decline: none; one run of y = x & 0x7F in either half (the signed plan's
 // kRange, typically the source's Inf and NaN encodings: one addition and one compare); else the
 // failing entries themselves.
 enum class WholeTableCheck : std::uint8_t { kNone, kRange, kEntries };
