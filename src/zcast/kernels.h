@@ -80,9 +80,7 @@ std::unique_ptr<const Kernel> MakeTableKernel(std::size_t src_size, std::size_t 
 //
 // The kernels of the SIMD targets are written once on Google Highway (src/zcast/kernels/, one
 // translation unit per family compiled for every target) and chosen per target (an std::int64_t
-// Highway target bit, kBaselineTarget = 0 for the portable loops of this file only). The
-// hand-written AVX2 kernels that came before them were retired once no pair selected them
-// (issue 11; docs/performance-highway.md has the last interleaved comparison).
+// Highway target bit, kBaselineTarget = 0 for the portable loops of this file only).
 
 // The fastest kernel available for `dir` on BestSimdTarget().
 std::unique_ptr<const Kernel> SelectKernel(const Direction& dir);

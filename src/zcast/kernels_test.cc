@@ -374,7 +374,7 @@ TEST(BaselineKernels, UnalignedBuffers) {
 // own offset), so every input runs in the odd environment in some mode and every mode meets ties,
 // subnormals and specials: whether a kernel sets its own environment shows on any of them, and
 // AllModesAndRanges has every input in every mode in the default one. All inputs in all modes
-// cost 44-62 s per SVE target under qemu (stop 26), a quarter of that now.
+// would cost 44-62 s per SVE target under qemu; a quarter of them cost a quarter of that.
 TEST_P(VectorBlocks, NonDefaultFloatingPointEnvironment) {
   const std::uint64_t odd = NonDefaultFpControlForTest();
   if (odd == 0) GTEST_SKIP() << "NOT RUN: no FP control register known on this architecture";
@@ -524,9 +524,9 @@ TEST(KernelSelection, BaselineFastPathsAreChosen) {
   EXPECT_EQ(name(DataType::int32, DataType::uint8, Rounding::kNearestEven), "int-to-int");
 }
 
-// The pairs of issue 5's table (and those the hand-written AVX2 kernels served before they were
-// retired) run a Highway family's kernel on every supported Highway target, in every mode.
-TEST(KernelSelection, HighwayKernelsServeIssue5Pairs) {
+// The pairs of the speed targets (docs/performance.md) and the other common pairs run a Highway
+// family's kernel on every supported Highway target, in every mode.
+TEST(KernelSelection, HighwayKernelsServeSpeedTargetPairs) {
   const std::pair<DataType, DataType> pairs[] = {
       {DataType::float32, DataType::uint8},      {DataType::float32, DataType::int8},
       {DataType::float32, DataType::int16},      {DataType::float32, DataType::uint16},

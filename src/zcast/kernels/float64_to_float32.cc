@@ -1,4 +1,4 @@
-// float64 -> float32 in every rounding mode, clamp or unset (issue 5's "float64 -> float32" row):
+// float64 -> float32 in every rounding mode, clamp or unset (a 0.90-of-the-ceiling row, docs/performance.md):
 // one rounding by the hardware in the run's FP environment (fp_env.h; nearest-away as
 // nearest-even of x | 1), F64ToF32 in float64-inl.h, which int64_to_float.cc shares.
 #undef HWY_TARGET_INCLUDE

@@ -1,5 +1,5 @@
-// float64 -> integers of <= 32 bits (not uint32: its max is past int32's, the AVX2 kernels never
-// took it either), every rounding mode and out_of_range (issue 5's "float64 -> int32" row). The
+// float64 -> integers of <= 32 bits (not uint32: its max is past int32's), every rounding mode
+// and out_of_range. The
 // value is rounded explicitly (RoundF64: no FP environment involved, the run is in nearest-even
 // for nearest-away's addition), range-checked or clamped as a double (every bound is exact in
 // double, so clamping before the truncating conversion equals clamping after), then converted;

@@ -3,10 +3,10 @@
 // most 4 significand bits; magnitudes 2^-17 .. 57344, float16 reaching 2^-24 .. 65504), so the
 // result is a pure function of the byte: no rounding, no out-of-range, no declined lane.
 //
-// Why a family of its own: the other exact ways were all slower where they run. The int lanes
-// decoded to float32 in 32-bit lanes (about 18 operations per 8 lanes on AVX2) and narrowed: 0.43
+// Why a family of its own: the other exact ways are all slower where they run. The int lanes
+// decode to float32 in 32-bit lanes (about 18 operations per 8 lanes on AVX2) and narrow: 0.43
 // / 0.46 of the copy ceiling (float16 / bfloat16) on an AMD EPYC, where AVX2's gather of a 256-entry
-// table was 0.33 / 0.35 (docs/performance-highway.md, stop 16). Here a vector of 16-bit lanes
+// table is 0.33 / 0.35; this family streams at 1.03-1.08 there. Here a vector of 16-bit lanes
 // (twice the elements) takes about 18 operations, none of them a gather or a conversion:
 //   - magnitudes 16 and up: the exponent and mantissa fields shifted to the destination's places
 //     and the exponent rebiased by one integer add (all of them are normal in both destinations);
@@ -15,8 +15,8 @@
 //     of the results' low and high bytes, filled by the reference path at bind time;
 //   - the sign bit moved to bit 15 (float8 is loaded sign-extended: it is there already);
 //     IEEE-like Inf and NaN and fnuz's NaN 0x80 blended in with the reference's results, in the
-//     vector: with a branch on their presence, a NaN every 8 or 64 elements (a nodata fill) made
-//     the SSE4 kernel 3x slower in cache; blended, it costs nothing (stop 17).
+//     vector: a branch on their presence, with a NaN every 8 or 64 elements (a nodata fill), makes
+//     the SSE4 kernel 3x slower in cache; blended, it costs nothing.
 // At bind time the same formula, in scalar code (Model), is checked against the reference path on
 // all 256 bytes; a source it did not fit would get no kernel here (none does: the tests ask for
 // one on every pair). Selection (families.h): after the 1-byte -> 2-byte table, which keeps these

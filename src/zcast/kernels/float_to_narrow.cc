@@ -3,8 +3,8 @@
 // wrap acts as unset for float destinations). One float32 addition and integer arithmetic on the
 // bit patterns, the same on every target, float16 included (the hardware's float16 conversion,
 // F16C, has no nearest-away and its overflow behaviour differs per mode), except on x86 targets
-// with F16C (AVX2, AVX3, AVX3_DL), where float16 is F32ToF16C below: the integer path measured
-// 0.65-0.81 of the hand-written F16C kernel there (docs/performance-highway.md).
+// with F16C (AVX2, AVX3, AVX3_DL), where float16 is F32ToF16C below: the integer path runs at
+// 0.65-0.81 of vcvtps2ph's speed there.
 //
 // Exactness. One float32 addition rounds every lane, normal or subnormal: with e the exponent
 // of |x| raised to the target's min normal (and capped at 2^(emax + 1)), the "magic" m =
@@ -19,10 +19,9 @@
 // The source always has more significand bits than the target and a wider exponent range, so
 // every target value lies on float32's grid. NaN -> canonical NaN, Inf -> Inf, or errors where
 // the target lacks them (R3); fnuz targets have no -0 (R8); clamp gives Inf where the target has
-// it, else max finite (R1, R2). About 12 operations per vector where the earlier formulation
-// (an integer rounding for normals, an addition for subnormals, both blended) took about 20: the
-// SSE4 target's float16 and float8 rows were at 0.22-0.28 of the copy ceiling
-// (docs/performance-highway.md). The integer sources of 8 to 32 bits have a loop of their own for
+// it, else max finite (R1, R2). About 12 operations per vector, where an integer rounding for
+// normals and an addition for subnormals, blended, take about 20 (and put SSE4's float16 and
+// float8 rows at 0.22-0.28 of the copy ceiling). The integer sources of 8 to 32 bits have a loop of their own for
 // the common blocks (IntSourceLanes, float_lanes-inl.h), whose lanes are integers: no subnormal
 // result, so FastStoreIntegral rounds by integer addition alone, in any mode.
 #undef HWY_TARGET_INCLUDE
@@ -188,9 +187,9 @@ struct F32ToNarrow {
     // 2^-38), so their lowest bit is clear, x | 1 never reaches or crosses one, and an exact
     // midpoint moves just past it, away from zero. The float64 and int32 lanes are rounded to odd
     // (float_lanes-inl.h), which keeps that. +-Inf becomes a NaN here, beyond max_bits as before;
-    // Convert reads the original x. One operation where the half-ulp addition took five: float32
-    // -> float16 on SSE4 took 9.6 instructions an element, now 7.6 (nearest-even: 7.4;
-    // docs/performance-highway.md, stop 29).
+    // Convert reads the original x. One operation where a half-ulp addition takes five: float32
+    // -> float16 on SSE4 takes 7.6 instructions an element this way, 9.6 that way (nearest-even:
+    // 7.4).
     if constexpr (R == Rounding::kNearestAway) x = hn::Or(x, hn::BitCast(df, hn::Set(du, 1u)));
     const VI32 e = hn::Min(hn::Max(hn::BitCast(di, hn::And(hn::BitCast(du, x), hn::Set(du, 0x7F800000u))),
                                    hn::Set(di, static_cast<std::int32_t>(p.min_normal))),
@@ -263,9 +262,9 @@ struct F32ToNarrow {
   // signs taken in 16-bit lanes (twice as many per instruction), the range tested there once per
   // block (a maximum and a saturating subtraction), and the sign put into the 16-bit results,
   // which then go to bytes with one pack. Only the encoding itself runs in 32-bit lanes, from a
-  // float32 conversion (exact: magnitudes below 2^16). In 32-bit lanes throughout
-  // (FastStoreIntegral), int16 -> float8_e4m3 took 5.2 instructions an element on SSE4 and
-  // streamed at 0.39-0.46 of the copy ceiling (docs/performance-highway.md, stops 29 and 30).
+  // float32 conversion (exact: magnitudes below 2^16). On SSE4, int16 -> float8_e4m3 clamp takes
+  // 3.67 instructions an element this way and streams at 0.50 of the copy ceiling; in 32-bit
+  // lanes throughout (FastStoreIntegral) it takes 5.2 and streams at 0.33-0.46.
 #if HWY_TARGET != HWY_SCALAR
   static constexpr bool kIntRun16 = true;
   template <class T>
@@ -412,7 +411,7 @@ struct F32ToF16C {
   // The common block (FloatLanes::FastBlock): the results kept in 16-bit lanes, two full vectors
   // stored as they are, and one compare per 16-bit vector: every result finite (below max in the
   // directed modes). Through Convert's 32-bit lanes (widened, then packed again by StoreBlock)
-  // the kernel measured 0.57 of the hand-written F16C kernel's in-cache speed.
+  // the kernel runs at 0.57 of this one's in-cache speed.
   static HWY_INLINE bool FastStore(const Params&, VF32 x0, VF32 x1, VF32 x2, VF32 x3, unsigned char* out) {
     const hn::Repartition<std::uint16_t, DF32> du16;
     const hn::Repartition<std::int16_t, DF32> di16;

@@ -1,5 +1,4 @@
-// int64 / uint64 -> float64 and float32, every rounding mode (issue 5's "uint64 -> float32" and
-// "int64 -> float64" rows). To float64: one rounding in the run's FP environment (Int64ToF64);
+// int64 / uint64 -> float64 and float32, every rounding mode. To float64: one rounding in the run's FP environment (Int64ToF64);
 // nearest-away, which no hardware mode gives, declines |v| > 2^53, where it could differ. To
 // float32: through the exact double up to 2^53 and a rounding to odd above (LoadI64DOdd), then
 // the one rounding of F64ToF32; with a scalar_map, the lanes must be the source values, so

@@ -1,6 +1,6 @@
 // 64-bit results from float64 lanes: float64, float32, int32, uint32 -> float64 (the value, NaN
-// canonical, R3) and float64, float32 -> int64, uint64 in every rounding mode and out_of_range
-// (issue 5's "float64 -> int64 clamp" row). The value is rounded explicitly (RoundF64), compared
+// canonical, R3) and float64, float32 -> int64, uint64 in every rounding mode and out_of_range.
+// The value is rounded explicitly (RoundF64), compared
 // with the range as a double (clamped or declined), then converted (IntegralTo64); wrap (R5)
 // takes the residue modulo 2^64 of any integral double (IntegralToInt64).
 #undef HWY_TARGET_INCLUDE

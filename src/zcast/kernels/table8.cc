@@ -31,9 +31,9 @@ struct Table8Family {
   static std::size_t BlockElems() { return hn::Lanes(D8()); }
   // The blocks without a declined lane in a loop of their own (FastRun's contract, block-inl.h),
   // the lookup's settings copied to a local once per run, so that they stay in registers and
-  // their tests can leave the loop. Through BlockKernel::Run's loop, a block per iteration,
-  // float8_e4m3 -> float8_e5m2 took 1.95 instructions per byte on AVX2 against the hand-written
-  // kernel's 1.59, and streamed at 0.76-0.96 of its speed. The loop is compiled per shape of the
+  // their tests can leave the loop (through BlockKernel::Run's loop, a block per iteration,
+  // float8_e4m3 -> float8_e5m2 takes 1.95 instructions per byte on AVX2, in this loop about 1.0).
+  // The loop is compiled per shape of the
   // lookup's settings (WithShape), so that it tests none of them per block.
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
@@ -130,7 +130,7 @@ struct TblLookup {
 // step, whole SVE blocks), Slow (the half-table or both halves) for the blocks with a declined lane
 // and the tail. Counted under qemu, float8_e4m3 -> float8_e5m2 took 2.8-2.9 instructions per
 // element on SVE2_128 (at 128 bits) and 1.5-1.6 on SVE_256 by the half-table, about 0.8 by TBL/TBX;
-// at 512 bits (SVE, A64FX) the half-table's 0.96 is kept (docs/performance-highway.md, stop 33).
+// at 512 bits (SVE, A64FX) the half-table's 0.96 is kept (its svtbl covers 64 bytes).
 template <class Slow>
 struct TblFastLookup {
   struct Consts {

@@ -7,8 +7,8 @@
 // 256 results are two byte tables, each in four registers and looked up by two vpermi2b and a
 // blend on the index's top bit (table8-inl.h's Table8Permute), and two more vpermi2b interleave
 // them into element order: 9 instructions per 64 elements. On an AMD EPYC (Zen 4) the gather
-// below left float8_e4m3 -> float16 / bfloat16 at 0.26 / 0.28 of the copy ceiling on AVX3_DL
-// (docs/performance-highway-stops-13-15.md, stop 14), where an Intel Xeon ran it at 1.07.
+// below streams float8_e4m3 -> float16 / bfloat16 at 0.26 / 0.28 of the copy ceiling on AVX3_DL,
+// where an Intel Xeon runs it at 1.07.
 //
 // Below AVX3_DL, integer sources into 16-bit integers are left to the int-lane family (see
 // MakeTable8To16): its arithmetic beats every lookup there.
@@ -18,7 +18,7 @@
 // arithmetic. Integer sources into float16 are left to the float-lane F16C kernel on these
 // targets: an integer is exact in float32 in two instructions and vcvtps2ph is one: with those
 // loads inlined (IntSourceLanes, float_lanes-inl.h) uint8 -> float16 measured 32.6 GB/s in cache
-// against the gather's 18.7 (the hand-written kernel: 31.2; streaming, the gather was 0.80 of it).
+// against the gather's 18.7 (streaming, the gather reaches 0.80 of the F16C kernel's speed).
 // SSE4 has no gather: there the block is a plain loop of table loads, one load, one store and one
 // OR per element.
 //
