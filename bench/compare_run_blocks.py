@@ -5,8 +5,8 @@
 Loads python/zcast/_api.py as it was at REV (git show) and runs the installed zcast's conversions
 of `zcast bench` with: zcast-1t; zcast-2t (the installed _run_blocks); zcast-2t-old (REV's
 _run_blocks, swapped in for its calls only); and cast-value-rs, rounds interleaved as in
-`zcast bench`. Reports median GB/s (bytes read + written) and the ratios issue 5 asks about:
-two threads over cast-value-rs, and two threads over one.
+`zcast bench`. Reports median GB/s (bytes read + written) and the ratios the speed targets name
+(docs/performance.md): two threads over cast-value-rs, and two threads over one.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Two cores: the speed-up of zcast's Python paths from a second core (issue 5, item 4).
+"""Two cores: the speed-up of zcast's Python paths from a second core (docs/performance.md).
 
     python bench/two_cores.py [--rounds 5] [--only a|b|c]
 
