@@ -1,4 +1,4 @@
-"""Arguments that used to mean something else silently (issue 10, item 12): a None type, a
+"""Arguments that used to mean something else silently: a None type, a
 byte order in a numpy type string, a path given to Chain.from_array_metadata as a str, and
 `zcast demo --repeat 0`."""
 

@@ -168,7 +168,7 @@ def test_fused_equals_the_codecs_one_after_the_other():
 
 
 def test_encode_refuses_values_it_could_not_decode():
-    # R32 (issue 10): 100000 clamps to 32767, and 32767 / 2 is not an integer, so every later
+    # R32: 100000 clamps to 32767, and 32767 / 2 is not an integer, so every later
     # read would fail; the chain refuses the write, naming the element.
     chain = zcast.Chain.from_codecs(
         [{"name": "scale_offset", "configuration": {"scale": 2}},
@@ -183,7 +183,7 @@ def test_encode_refuses_values_it_could_not_decode():
 
 
 def test_error_names_first_failing_element_across_steps():
-    # R33 (issue 10): element 0 fails the cast although element 1 fails earlier in the chain.
+    # R33: element 0 fails the cast although element 1 fails earlier in the chain.
     chain = zcast.Chain.from_codecs(
         [{"name": "scale_offset", "configuration": {"scale": 1e30}},
          {"name": "cast_value", "configuration": {"data_type": "uint8"}}], "float64")

@@ -1,4 +1,4 @@
-"""`zcast cast` file handling (issue 10, item 8): byte order in --from / --to, raw input that is
+"""`zcast cast` file handling: byte order in --from / --to, raw input that is
 not a whole number of elements, .npy of ml_dtypes types, and --map values starting with "-"."""
 
 from __future__ import annotations

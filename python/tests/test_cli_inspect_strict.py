@@ -1,4 +1,4 @@
-"""`zcast inspect` agrees with the core's JSON reader (issue 10, item 10): what zcast's core
+"""`zcast inspect` agrees with the core's JSON reader: what zcast's core
 rejects, inspect rejects with one clean line; what the core reads, inspect reads."""
 
 from __future__ import annotations

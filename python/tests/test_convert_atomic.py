@@ -1,4 +1,4 @@
-"""`zcast convert` never leaves a plausible DST behind (issue 10, item 2).
+"""`zcast convert` never leaves a plausible DST behind.
 
 The array is written into a hidden temporary sibling and renamed into place only when complete.
 The signal tests run the real command in a subprocess; a wrapper slows each block down (0.2 s)

@@ -1,4 +1,4 @@
-"""What `zcast convert` checks before it writes (issue 10, items 3, 4 and 9): valid values that
+"""What `zcast convert` checks before it writes: valid values that
 land on a decode-map sentinel (R27), stored values that cannot be read back (R28), errors that
 name the element in the whole array and its chunk (R29), and Zarr v2 sources."""
 

@@ -1,5 +1,5 @@
-"""zcast's codecs on dask workers that open the store themselves (issue 10, "Dask and other
-processes"): the worker plugin zcast.dask.UseZcast and the environment form
+"""zcast's codecs on dask workers that open the store themselves (python/README.md, "Dask and
+other processes"): the worker plugin zcast.dask.UseZcast and the environment form
 ZARR_CODECS__CAST_VALUE=zcast.zarr.CastValue, on a LocalCluster of two worker processes. The
 stored chunks and the values read must be identical to a single-process run, also when a worker
 dies mid-computation and is restarted."""

@@ -1,4 +1,4 @@
-"""The realistic sample (issue 12): a synthetic Sentinel-2 L2A product in the exact layout of EOPF
+"""The realistic sample: a synthetic Sentinel-2 L2A product in the exact layout of EOPF
 Zarr products (one shard per band, crc32c index at the end, inner chunks scale_offset +
 cast_value uint16 + bytes + blosc zstd, float32), written by zarr-python's OWN codecs
 (zcast._samples), then read back by zcast: the C reader examples/reader (zcast_read_chunk) through
@@ -34,7 +34,7 @@ NAN0 = {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}
 
 
 def expected_codecs(inner: tuple[int, int]) -> list:
-    """The codecs of a real EOPF band (shared/docs/landscape.md), with this inner chunk shape."""
+    """The codecs of a real EOPF band (zcast._samples), with this inner chunk shape."""
     return [{"name": "sharding_indexed", "configuration": {
         "chunk_shape": list(inner),
         "codecs": [
@@ -383,7 +383,7 @@ def test_gzip_bomb_in_a_shard(band_copy, tmp_path, gzip_bomb):
     assert max_child_rss_mib() < 300
 
 
-# ---- the one-chunk form (issue 10, item 11) -----------------------------------------------------
+# ---- the one-chunk form ------------------------------------------------------------------------
 
 GZIP_EXAMPLE = REPO / "examples" / "data" / "reflectance_gzip"
 

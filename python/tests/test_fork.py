@@ -1,4 +1,4 @@
-"""A forked child casts large arrays too (issue 10, item 1).
+"""A forked child casts large arrays too.
 
 zcast casts arrays of >= 1 Mi elements on a module-level thread pool. fork copies only the
 calling thread, so in a child the parent's pool had no threads but still counted them as idle, and

@@ -1,7 +1,7 @@
 """Interoperability with zarr-python's own cast_value (zarr.codecs.CastValue, computed by
 cast-value-rs): the same values both ways where both follow the spec, and each known difference
-pinned and named (../shared/docs/landscape.md; re-checked against the installed versions, which
-requirements-test.txt pins).
+pinned and named (differences reported for earlier versions are re-checked against the installed
+ones, which requirements-test.txt pins).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ ZARR_QUALNAME = "zarr.codecs.cast_value.CastValue"
 ZCAST_QUALNAME = "zcast.zarr.CastValue"
 
 # Inputs chosen around the interesting places: ties, range ends, 2^24/2^53/2^63/2^64, subnormals,
-# signed zeros and specials, plus cases the landscape names (0.49999999999999994, 1e300 wrap).
+# signed zeros and specials, plus cases reported as differences (0.49999999999999994, 1e300 wrap).
 FLOAT_POOL = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 0.49999999999999994, 100.25, 127.0,
               128.0, -128.0, -129.0, 255.0, 256.0, 300.5, 32767.0, 32768.0, -32769.0, 65504.0,
               65519.0, 65520.0, 70000.0, 1e6, 2.0**31, 2.0**32 + 3, 2.0**53 + 2, 2.0**63, 2.0**64,
@@ -66,9 +66,9 @@ def rs_one(x, dst, rounding, oor):
 def test_cast_matrix_matches_zarr_pythons_engine(src):
     """Every pair of the 11 shared types x 5 roundings x out_of_range, element by element:
     zcast and cast-value-rs (the engine of zarr.codecs.CastValue) give the same bits or both
-    fail. (landscape.md lists differences in nearest-away, wrap of 1e300, directed rounding of
-    int64 above 2^53, clamp with towards-zero and Inf -> int with clamp; cast-value-rs 0.5.1
-    no longer has any of them - see test_landscape_rows_now_agree.)"""
+    fail. (Differences in nearest-away, wrap of 1e300, directed rounding of int64 above 2^53,
+    clamp with towards-zero and Inf -> int with clamp were reported for earlier cast-value-rs
+    versions; 0.5.1 has none of them - see test_reported_differences_now_agree.)"""
     values = pool(src)
     mismatches = []
     for dst, rounding, oor in itertools.product(NUMPY_TYPES, ROUNDINGS, [None, "clamp", "wrap"]):
@@ -81,9 +81,9 @@ def test_cast_matrix_matches_zarr_pythons_engine(src):
     assert mismatches == []
 
 
-def test_landscape_rows_now_agree():
-    """The rows of landscape.md's table, re-checked: with cast-value-rs 0.5.1 both give the
-    spec's answer. Pinned so that a change in either implementation is noticed."""
+def test_reported_differences_now_agree():
+    """The differences reported for earlier cast-value-rs versions, re-checked: with 0.5.1 both
+    give the spec's answer. Pinned so that a change in either implementation is noticed."""
     cases = [
         (0.49999999999999994, "int8", "nearest-away", None, 0),   # true ties-away
         (1e300, "int8", "nearest-even", "wrap", 0),               # exact wrap (R5)
@@ -205,7 +205,7 @@ IMPLS = [(ZCAST_QUALNAME, zz.CastValue), (ZARR_QUALNAME, ZarrCastValue)]
 
 def test_difference_scalar_map_duplicate_keys():
     """R10: the first occurrence of a key wins. zarr-python turns the list into a dict: the last
-    one wins (landscape.md: "scalar_map duplicates")."""
+    one wins."""
     data = np.array([1.0, 2.0], dtype=np.float32)
     cfg = {"data_type": "int8", "scalar_map": {"encode": [[1, 5], [1, 6]]}}
     ours, theirs = (roundtrip(q, c, data, **cfg) for q, c in IMPLS)
@@ -215,7 +215,7 @@ def test_difference_scalar_map_duplicate_keys():
 
 def test_difference_negative_zero_key():
     """R10: -0.0 and 0.0 are different keys. zarr-python's dict lookup treats them as equal, so a
-    map for -0.0 also catches +0.0 (not in landscape.md; found here)."""
+    map for -0.0 also catches +0.0."""
     data = np.array([0.0, -0.0, 3.0], dtype=np.float32)
     cfg = {"data_type": "int8", "scalar_map": {"encode": [[-0.0, 5]]}}
     ours, theirs = (roundtrip(q, c, data, **cfg) for q, c in IMPLS)

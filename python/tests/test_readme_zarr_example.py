@@ -1,5 +1,5 @@
-"""python/README.md's zarr-python example runs as written and round-trips (issue 10, item 3):
-its NaN sentinel is out of reach of its data. The example's first version (offset -40, scale 3,
+"""python/README.md's zarr-python example runs as written and round-trips: its
+NaN sentinel is out of reach of its data. The example's first version (offset -40, scale 3,
 uint8 clamp, NaN <-> 0) stored -40 deg as 0 and read it back as NaN."""
 
 from __future__ import annotations

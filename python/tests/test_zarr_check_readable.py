@@ -1,4 +1,4 @@
-"""Writes zarr-python cannot check (issue 10, item 4): zarr runs each codec on its own, so an
+"""Writes zarr-python cannot check: zarr runs each codec on its own, so an
 element cast_value clamps to a value scale_offset cannot decode (R24) is written and then fails
 every read. zcast.zarr.check_readable finds it before writing, naming the element (R28). The
 first test pins the gap itself, so that it is noticed if zarr or zcast ever closes it."""

@@ -1,6 +1,6 @@
 """A synthetic Sentinel-2 L2A product in the exact layout of real EOPF Zarr products.
 
-Real EOPF Sentinel-2 L2A reflectance bands (shared/docs/landscape.md quotes a literal zarr.json)
+Real EOPF Sentinel-2 L2A reflectance bands (the zarr.json of a 10 m band of a published product)
 are float32 arrays stored as ONE shard per band: ``sharding_indexed`` with the index at the end
 (``bytes`` little + ``crc32c``), whose inner chunks go through
 

@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="data seed (default: %(default)s)")
     p.set_defaults(func=cmd_sample_eopf)
 
-    # zcast conformance (issue 13) registers here: _conformance.add_parser(sub)
+    # zcast conformance registers here: _conformance.add_parser(sub)
 
     from zcast import _bench  # zcast bench: the side-by-side benchmark (its own module)
     _bench.add_parser(sub)
