@@ -92,8 +92,8 @@ inline APFloat ApSourceQuad(DataType src, std::uint64_t bits) {
     APFloat v(*sem, APInt(t.bits, bits));
     // The one NaN of a fnuz type (0x80) carries no sign: the types have no negative zero and no
     // second NaN, so "sign kept" (R3) has nothing to keep and the NaN reads as positive. APFloat
-    // reports 0x80 as a negative NaN; semantics.md does not decide this (reported to the lead),
-    // and the engine and the reference both read it as +NaN.
+    // reports 0x80 as a negative NaN; R19 (docs/semantics-additions.md) reads it as +NaN, as the
+    // engine and the reference do.
     if (v.isNaN()) return APFloat::getQNaN(Quad(), t.form == Form::kIeee && v.isNegative());
     bool lost = false;
     APFloat::opStatus st = v.convert(Quad(), APFloat::rmNearestTiesToEven, &lost);
