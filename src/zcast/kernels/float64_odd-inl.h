@@ -32,7 +32,7 @@ namespace f64 {
 // it (kHugeToInf) |x| >= 2^128 becomes +-Inf, which its kernel declines under unset and keeps
 // under clamp (R1). NaN stays NaN (any bits, one unit less or the last bit set, are still a NaN)
 // and Inf passes. The difference and its two compares take three integer operations where
-// comparing |b| with |x| as floats, and b with x, took five (float64 -> float16 on SSE4: about 2
+// comparing |b| with |x| as floats, and b with x, take five (float64 -> float16 on SSE4: about 2
 // instructions per element fewer).
 
 // One float64 vector's demotion y, and as all-ones/zero 64-bit lanes: |b| > |x|, y == x, and

@@ -98,7 +98,7 @@ struct Float8ToHalfFamily {
   static Consts MakeConsts(const Params& p) { return p; }
   // The source bytes in 16-bit lanes: float6/float4 zero-extended and masked to their value
   // bits; float8 sign-extended, so that the sign is already bit 15 (one AND where a shift of
-  // the sign bit took two operations: this target's SSE4 build is compute-bound).
+  // the sign bit takes two operations: this target's SSE4 build is compute-bound).
   static HWY_INLINE VU16 Load(const Consts& c, const unsigned char* in) {
     const DU16 d;
     if constexpr (kSubByte) {

@@ -91,7 +91,7 @@ inline Rows8 MakeRows8(D8 d, const std::uint8_t* half) {
 // T_half[x & 0x7F]: row (x >> 4) & 7, entry x & 15.
 #if HWY_TARGET == HWY_SSE4
 // SSE4 has 16 registers and two-operand instructions: pshufb overwrites its table and pblendvb
-// takes its mask in xmm0, so the tree below took 16 register copies besides its 19 operations (46
+// takes its mask in xmm0, so the blend tree takes 16 register copies besides its 19 operations (46
 // instructions per 16 bytes for float8_e4m3 -> float8_e5m2). Instead the rows are kept as the
 // differences of neighbours (MakeRows8: row 0, then row g ^ row g-1) and looked up with the index
 // y - 16 g, which has its top bit set, so that pshufb gives 0, exactly for the rows g above y's,
@@ -132,7 +132,7 @@ HWY_INLINE M8 BitmapLanes(D8 d, const std::uint8_t* bitmap, V8 y) {
 }
 
 // The lanes with bad_after < y <= bad_upto, y = x & 0x7F (Table8SignedPlan::Check::kRange): one
-// addition and one compare, where a compare per bound and their AND took four
+// addition and one compare, where a compare per bound and their AND take four
 // instructions on SSE4 with the copies. Adding 127 - bad_upto moves bad_upto to 127 and wraps every
 // larger y to a negative byte (at most -2 - bad_upto), so the run is the lanes above
 // 127 - bad_upto + bad_after as signed bytes, a bound in [-1, 126] (bad_after >= -1).
@@ -310,7 +310,7 @@ HWY_INLINE V8 Table8Permute(const Table8PermuteConsts& c, V8 x, M8* declined) {
 // gives 0 for an index of 64 or more; TBX gives the destination's byte there instead. So T[x] is
 // TBL of the first quarter at x, then TBX of quarter q at x - 64 q, which is below 64 exactly in
 // x's quarter (the subtraction wraps the others to 64 or more): 4 lookups and 3 subtractions per
-// 16 bytes, where the generic half-table took 8 single-register lookups, the 7 selects of their
+// 16 bytes, where the generic half-table takes 8 single-register lookups, the 7 selects of their
 // tree and the sign's derivation (counted under qemu: 0.8 instructions per element for
 // float8_e4m3 -> float8_e5m2 on NEON, 2.2 by the half-table; docs/performance.md). The failing entries
 // (WholeTableCheck::kEntries): bit x of the 256-bit bitmap, its byte x >> 3 looked up in two

@@ -128,7 +128,7 @@ struct TblLookup {
 #elif HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
 // SVE with vectors of at most 256 bits: NEON's TBL/TBX loop for the common blocks (16 bytes per
 // step, whole SVE blocks), Slow (the half-table or both halves) for the blocks with a declined lane
-// and the tail. Counted under qemu, float8_e4m3 -> float8_e5m2 took 2.8-2.9 instructions per
+// and the tail. Counted under qemu, float8_e4m3 -> float8_e5m2 takes 2.8-2.9 instructions per
 // element on SVE2_128 (at 128 bits) and 1.5-1.6 on SVE_256 by the half-table, about 0.8 by TBL/TBX;
 // at 512 bits (SVE, A64FX) the half-table's 0.96 is kept (its svtbl covers 64 bytes).
 template <class Slow>
