@@ -19,6 +19,7 @@ from zcast._dtypes import DATA_TYPES, numpy_dtype, zarr_name
 from zcast._api import cast_array, cast_array_into, codec_json, set_num_threads
 from zcast._chain import Chain, ChainStep
 from zcast._info import simd_target, simd_targets
+from zcast._advise import advise
 
 __version__ = "0.1.0"
 
@@ -28,6 +29,7 @@ __all__ = [
     "Chain",
     "ChainStep",
     "MetadataError",
+    "advise",
     "cast_array",
     "cast_array_into",
     "codec_json",

@@ -258,7 +258,9 @@ def _convert(zarr: Any, zz: Any, src_path: Path, dst_path: Path, args: argparse.
         dst = zarr.create_array(
             zarr.storage.LocalStore(tmp), shape=src.shape, dtype=layout["dtype"],
             chunks=src.chunks, shards=src.shards, fill_value=src.fill_value,
-            filters=[*layout["filters"], *new_filters], compressors=layout["compressors"],
+            filters=[*layout["filters"], *new_filters],
+            # zcast advise passes the compressor it measured for a source without one.
+            compressors=getattr(args, "compressors", None) or layout["compressors"],
             serializer=layout["serializer"], attributes=dict(src.attrs),
             dimension_names=layout["dimension_names"], zarr_format=3, overwrite=True)
         checker = RegionChecker(new_filters, zcast.zarr_name(dst.metadata.data_type),

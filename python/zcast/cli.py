@@ -5,6 +5,8 @@
     zcast inspect PATH              a Zarr array's codec chain, data type and fill value per step
     zcast convert SRC DST --data-type T [--scale S --offset O]
                                     rewrite a Zarr array with [scale_offset,] cast_value added
+    zcast advise SRC --max-abs-error E   the encoding that meets an error bound in the fewest
+                                    stored bytes, measured on the data (zcast._advise*)
     zcast sample-eopf DIR           write a Sentinel-2 product in the EOPF layout (zarr-python's codecs)
     zcast bench [--size N] [--json] [--quick]   zcast beside the other implementations: GB/s
 
@@ -65,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_cast.add_parser(sub)
     _cli_inspect.add_parser(sub)
     _cli_convert.add_parser(sub)
+    __import__("zcast._advise_cli")._advise_cli.add_parser(sub)  # zcast advise (own modules)
 
     p = sub.add_parser("sample-eopf", help="write a synthetic Sentinel-2 product in the EOPF "
                        "layout with zarr-python's own scale_offset and cast_value",
