@@ -1,6 +1,12 @@
-# Installs the built zcast into WORK_DIR/prefix, then compiles and links a C program with only
-# `pkg-config --cflags --libs zcast` (and once more with --static), and runs it. Fails
-# (FATAL_ERROR) on any step.
+# Compiles and links a C program with nothing but what zcast.pc says, and runs it:
+#   shared: `cc app.c $(pkg-config --cflags --libs zcast)`; the program must need
+#           libzcast.so.<SOVERSION> when the shared library is installed;
+#   static: `pkg-config --static --cflags --libs zcast` with -lzcast linked as the archive
+#           (-l:libzcast.a): the flags must name everything libzcast.a needs (libhwy, the C++
+#           runtime), and the program must not need a shared libzcast.
+# The zcast used is either the build tree ZCAST_BUILD_DIR installed into WORK_DIR/prefix, or an
+# installed one whose zcast.pc is in PC_DIR (e.g. from the .deb packages: scripts/test-deb).
+# Fails (FATAL_ERROR) on any step.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run out_var)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
@@ -10,25 +16,51 @@ function(run out_var)
   endif()
   set(${out_var} "${out}" PARENT_SCOPE)
 endfunction()
-run(ignored ${CMAKE_COMMAND} --install ${ZCAST_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
-file(GLOB_RECURSE pc_files ${WORK_DIR}/prefix/*/zcast.pc)
-list(LENGTH pc_files n)
-if(NOT n EQUAL 1)
-  message(FATAL_ERROR "expected one installed zcast.pc, found: ${pc_files}")
+if(ZCAST_BUILD_DIR)
+  run(ignored ${CMAKE_COMMAND} --install ${ZCAST_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+  file(GLOB_RECURSE pc_files ${WORK_DIR}/prefix/*/zcast.pc)
+  list(LENGTH pc_files n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "expected one installed zcast.pc, found: ${pc_files}")
+  endif()
+  get_filename_component(PC_DIR ${pc_files} DIRECTORY)
+elseif(NOT PC_DIR)
+  message(FATAL_ERROR "pkgconfig_test.cmake needs ZCAST_BUILD_DIR or PC_DIR")
+else()
+  file(MAKE_DIRECTORY ${WORK_DIR})
 endif()
-get_filename_component(pc_dir ${pc_files} DIRECTORY)
+find_program(READELF NAMES readelf REQUIRED)
+# PKG_CONFIG_PATH puts this install first; the system's default directories stay searched,
+# because zcast.pc requires the modules of its private dependencies (libhwy.pc).
+set(pc ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${PC_DIR} ${PKG_CONFIG})
+run(libdir ${pc} --variable=libdir zcast)
+file(GLOB shared_libs ${libdir}/libzcast.so.*)
 foreach(mode shared static)
   set(flags --cflags --libs)
   if(mode STREQUAL "static")
     list(APPEND flags --static)
   endif()
-  # PKG_CONFIG_PATH puts the scratch install first; the system's default directories stay
-  # searched, because zcast.pc requires the modules of its private dependencies (libhwy.pc).
-  run(pc_flags ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
-      ${PKG_CONFIG} ${flags} zcast)
+  run(pc_flags ${pc} ${flags} zcast)
   message(STATUS "pkg-config ${flags} zcast: ${pc_flags}")
   separate_arguments(pc_list UNIX_COMMAND "${pc_flags}")
-  run(ignored ${C_COMPILER} -std=c99 -o ${WORK_DIR}/pc_consumer_${mode} ${SOURCE} ${pc_list})
-  run(printed ${WORK_DIR}/pc_consumer_${mode})
-  message(STATUS "${printed}")
+  if(mode STREQUAL "static")
+    list(TRANSFORM pc_list REPLACE "^-lzcast$" "-l:libzcast.a")
+    if(NOT "-l:libzcast.a" IN_LIST pc_list)
+      message(FATAL_ERROR "no -lzcast in `pkg-config ${flags} zcast`: ${pc_flags}")
+    endif()
+  endif()
+  set(program ${WORK_DIR}/pc_consumer_${mode})
+  run(ignored ${C_COMPILER} -std=c99 -o ${program} ${SOURCE} ${pc_list})
+  run(dynamic ${READELF} -d ${program})
+  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*" needed "${dynamic}")
+  message(STATUS "${mode}: ${needed}")
+  if(mode STREQUAL "static")
+    if(needed MATCHES "libzcast")
+      message(FATAL_ERROR "the static link needs a shared libzcast")
+    endif()
+  elseif(shared_libs AND NOT needed MATCHES "\\[libzcast\\.so\\.[0-9]+\\]")
+    message(FATAL_ERROR "the shared link does not need libzcast.so.<SOVERSION> (${shared_libs})")
+  endif()
+  run(printed ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${libdir} ${program})
+  message(STATUS "${mode}: ${printed}")
 endforeach()
