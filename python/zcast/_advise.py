@@ -199,7 +199,7 @@ def _advise(src: Source, bound: Bound, sample: float | None, seed: int,
         raise ValueError(f"advise chooses encodings for floating-point arrays; this one is "
                          f"{src.data_type}")
     stats, probe, units = scan(src, sample, seed, progress)
-    planner = Planner(stats, src.fill, probe, bound)
+    planner = Planner(stats, src.fill, probe, bound, sharded=src.shards is not None)
     candidates, ruled = planner.plan()
     results, ref = measure(src, candidates, units, progress)
     n_total = src.n_chunks()

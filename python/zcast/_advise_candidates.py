@@ -196,8 +196,12 @@ class Planner:
     """Builds the candidates for one array: its type and fill value, the data's statistics,
     probe values (a subset of the finite values with the extremes) and the bound."""
 
-    def __init__(self, stats: DataStats, fill: Any, probe: np.ndarray, bound: Bound) -> None:
+    def __init__(self, stats: DataStats, fill: Any, probe: np.ndarray, bound: Bound,
+                 sharded: bool = False) -> None:
         self.stats, self.fill, self.bound = stats, fill, bound
+        # zarr-python checks a sharded array's inner codecs with the fill value 0 (its
+        # ShardingCodec validation), so there 0 must round-trip as well (R9).
+        self.sharded = sharded
         self.type = stats.data_type
         self.dtype = _dtype(self.type)
         self.probe = probe.astype(self.dtype)
@@ -218,6 +222,14 @@ class Planner:
         except (MetadataError, CastError, ValueError) as err:
             self.ruled_out.append(RuledOut(c.label, f"the codecs do not bind: {err}"))
             return False
+        if self.sharded:
+            try:
+                zcast.Chain.from_codecs(c.codecs, self.type, 0)
+            except (MetadataError, CastError, ValueError) as err:
+                self.ruled_out.append(RuledOut(c.label, (
+                    f"zarr-python validates a sharded array's inner codecs with fill value 0, "
+                    f"which this encoding does not round-trip: {err}")))
+                return False
         return True
 
     def _within(self, err_abs: float, err_rel: float) -> bool:
@@ -377,8 +389,11 @@ class Planner:
     def _offset(self, signed: bool) -> float:
         if self.lo is None:
             return 0.0
-        if self.bound.kind == "rel" and self.stats.has_zero:
-            return 0.0  # zero must stay exactly zero under a relative bound
+        if self.sharded or (self.bound.kind == "rel" and self.stats.has_zero):
+            # Zero must stay exactly zero: under a relative bound, and in a sharded array, whose
+            # inner codecs zarr-python checks with fill value 0 (R9 needs (0 - offset) * scale
+            # to be an integer exactly).
+            return 0.0
         return _value_of(self.lo if not signed else (self.lo + self.hi) / 2, self.dtype)
 
     def _scale_for(self, offset: float, e: float) -> tuple[float, float] | None:
