@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "zcast/json.h"  // the core's strict JSON reader (check_json, zcast inspect); BriefQuote (R34)
+#include "zcast/zcast.h"    // zcast_version(): the library's own version, CMake's project version
 #include "zcast/zcast.hpp"
 
 namespace py = pybind11;
@@ -133,6 +134,9 @@ std::optional<std::string> OptionalName(std::string_view name) {
 
 PYBIND11_MODULE(_zcast, m) {
   m.doc() = "zcast: the exact Zarr v3 cast_value codec (C++ core). Use the zcast package.";
+  // The version compiled into the library (CMakeLists.txt's project version), which
+  // zcast.__version__ and `zcast --version` report: the same text as the C API's.
+  m.attr("__version__") = std::string(zcast_version());
 
   // The SIMD target in use and the targets compiled / supported (zcast.hpp), by Highway's names.
   m.def("simd_target", [] { return std::string(zcast::SimdTarget()); });

@@ -21,7 +21,9 @@ from zcast._chain import Chain, ChainStep
 from zcast._info import simd_target, simd_targets
 from zcast._advise import advise
 
-__version__ = "0.1.0"
+# The library's version (zcast_version() of the C API), which is CMakeLists.txt's project version:
+# the wheel's metadata is read from the same line.
+__version__ = _zcast.__version__
 
 __all__ = [
     "DATA_TYPES",
