@@ -34,10 +34,11 @@
 // Inputs and outputs
 //   Inputs are generated deterministically (splitmix64, seed = hash of the case name): doubles
 //   uniform in the case's [lo, hi] (chosen to stay in the target's range), a share of them NaN
-//   (only where a scalar_map maps NaN), then converted to the source type by zcast itself
-//   (float64 -> source, nearest-even, clamp), so any of the 26 types can be a source. Buffers are
-//   page-aligned, allocated and first-touched (filled, plus one untimed warm-up call whose status
-//   is checked) outside the timed region, and cached across the repeated calls of one case.
+//   or NaN, +Inf and -Inf at fixed periods (only where a scalar_map maps them), then converted to
+//   the source type by zcast itself (float64 -> source, nearest-even, clamp), so any of the 26
+//   types can be a source. Buffers are page-aligned, allocated and first-touched (filled, plus one
+//   untimed warm-up call whose status is checked) outside the timed region, and cached across the
+//   repeated calls of one case.
 //
 // SIMD target
 //   The codec runs the kernels of the best SIMD target of the CPU (kernels/targets.h).
@@ -60,6 +61,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zcast/zcast.hpp"
@@ -82,6 +84,13 @@ std::size_t ElementsFor(std::size_t src_size, std::size_t dst_size) {
 
 enum class Op { kEncode, kDecode };
 
+// The scalar maps of the spread-keys rows.
+constexpr const char* kMapNaN =
+    R"({"data_type":"uint8","out_of_range":"clamp","scalar_map":{"encode":[["NaN",0]]}})";
+constexpr const char* kMapNaNInf =
+    R"({"data_type":"uint8","out_of_range":"clamp","scalar_map":{"encode":)"
+    R"([["NaN",0],["Infinity",255],["-Infinity",0]]}})";
+
 struct Case {
   const char* name;        // benchmark name (after "cast/")
   DataType array_type;     // the array's (decoded) data type
@@ -89,11 +98,16 @@ struct Case {
   Op op;                   // Encode: array_type -> data_type; Decode: data_type -> array_type
   double lo, hi;           // source values uniform in [lo, hi] (then cast to the source type)
   double nan_fraction;     // share of NaN source values (only where scalar_map maps NaN)
+  // Specials at fixed periods (0: none): every nan_every-th element NaN, every inf_every-th +Inf,
+  // every ninf_every-th -Inf (later ones win where they meet), as cloud- and nodata-masked
+  // imagery has them spread through a chunk; only where scalar_map maps them.
+  std::size_t nan_every = 0, inf_every = 0, ninf_every = 0;
 };
 
-// One line per benchmark: {name, array type, configuration, direction, lo, hi, NaN share}.
+// One line per benchmark: {name, array type, configuration, direction, lo, hi, NaN share,
+// [NaN, +Inf, -Inf periods]}.
 const Case kCases[] = {
-    // Issue 2 item 8.
+    // The first speed targets: the Sentinel-2 pair, float64 -> float32, float8, bfloat16.
     {"float32->uint8/clamp", DataType::float32,
      R"({"data_type":"uint8","out_of_range":"clamp"})", Op::kEncode, 0, 255, 0},
     {"float64->float32", DataType::float64, R"({"data_type":"float32"})", Op::kEncode,
@@ -102,7 +116,7 @@ const Case kCases[] = {
      -240, 240, 0},
     {"float32->bfloat16/nearest-even", DataType::float32,
      R"({"data_type":"bfloat16","rounding":"nearest-even"})", Op::kEncode, -1e4, 1e4, 0},
-    // Further pairs of issue 5's table.
+    // Further pairs of the speed table (docs/performance.md).
     {"float32->uint8/clamp/scalar_map_NaN->0", DataType::float32,
      R"({"data_type":"uint8","out_of_range":"clamp","scalar_map":{"encode":[["NaN",0]]}})",
      Op::kEncode, 0, 255, 1.0 / 1024},
@@ -116,7 +130,7 @@ const Case kCases[] = {
     // Extra: clamp actually clamping, ~1% of values out of range (0.5% each side).
     {"float32->uint8/clamp/1pct_out_of_range", DataType::float32,
      R"({"data_type":"uint8","out_of_range":"clamp"})", Op::kEncode, -1.2825, 256.2825, 0},
-    // More of issue 5's table. Each row asks for every rounding mode (clamp unless noted); the
+    // More of the speed table. Each row asks for every rounding mode (clamp unless noted); the
     // cases add the modes whose kernels differ: a hardware directed mode (MXCSR) and nearest-away
     // (no hardware mode: fixed up).
     {"float64->float32/towards-zero", DataType::float64,
@@ -173,7 +187,7 @@ const Case kCases[] = {
      R"({"data_type":"uint8","out_of_range":"clamp","scalar_map":{"encode":)"
      R"([["NaN",0],["Infinity",255],["-Infinity",0]]}})",
      Op::kEncode, 0, 255, 1.0 / 1024},
-    // Issue 5's "everything else" (>= 0.50 of the ceiling): a sample.
+    // The pairs outside the speed table (>= 0.50 of the ceiling): a sample.
     {"float64->float16", DataType::float64, R"({"data_type":"float16"})", Op::kEncode, -65504,
      65504, 0},
     {"float64->bfloat16", DataType::float64, R"({"data_type":"bfloat16"})", Op::kEncode, -1e4,
@@ -188,14 +202,14 @@ const Case kCases[] = {
     {"float8_e4m3->bfloat16/decode", DataType::bfloat16, R"({"data_type":"float8_e4m3"})",
      Op::kDecode, -240, 240, 0},
     // Pairs the hand-written AVX2 kernels served until the Highway float-lane family took the
-    // "wide" sources (issue 11): 8-bit sources -> float16, 16- and 32-bit integers -> float8/16.
+    // "wide" sources: 8-bit sources -> float16, 16- and 32-bit integers -> float8/16.
     {"uint8->float16/decode", DataType::float16, R"({"data_type":"uint8"})", Op::kDecode, 0, 255, 0},
     {"float8_e4m3->float16/decode", DataType::float16, R"({"data_type":"float8_e4m3"})",
      Op::kDecode, -240, 240, 0},
     {"int16->float8_e4m3/clamp", DataType::int16, R"({"data_type":"float8_e4m3","out_of_range":"clamp"})",
      Op::kEncode, -240, 240, 0},
     {"int32->float16", DataType::int32, R"({"data_type":"float16"})", Op::kEncode, -65504, 65504, 0},
-    // The rest of issue 5's table: every rounding mode of its first rows, the other float8 types,
+    // The rest of the speed table: every rounding mode of its first rows, the other float8 types,
     // more sub-byte and 64-bit cases.
     {"float64->float32/towards-positive", DataType::float64,
      R"({"data_type":"float32","rounding":"towards-positive"})", Op::kEncode, -1e6, 1e6, 0},
@@ -246,7 +260,7 @@ const Case kCases[] = {
     {"float32->int64/clamp", DataType::float32, R"({"data_type":"int64","out_of_range":"clamp"})",
      Op::kEncode, -1e18, 1e18, 0},
     {"uint64->float32", DataType::uint64, R"({"data_type":"float32"})", Op::kEncode, 0, 1e18, 0},
-    // The rest of the float64 family (Highway port, issue 11).
+    // The rest of the float64 family.
     {"float32->float64", DataType::float32, R"({"data_type":"float64"})", Op::kEncode, -1e30, 1e30, 0},
     {"int32->float64", DataType::int32, R"({"data_type":"float64"})", Op::kEncode, -2e9, 2e9, 0},
     {"float64->uint8/clamp", DataType::float64, R"({"data_type":"uint8","out_of_range":"clamp"})",
@@ -254,6 +268,23 @@ const Case kCases[] = {
     {"int64->float32", DataType::int64, R"({"data_type":"float32"})", Op::kEncode, -1e18, 1e18, 0},
     {"uint64->float64/towards-zero", DataType::uint64, R"({"data_type":"float64","rounding":"towards-zero"})",
      Op::kEncode, 0, 1e19, 0},
+    // Scalar maps with their keys spread through the data: U(-10, 300) clamped into uint8, keys
+    // in every 16th, 97th or 1024th element (NaN alone; NaN, +Inf 4 and -Inf 6 elements further
+    // apart: 97, 101, 103), against the same data and pair without specials or map.
+    {"float32->uint8/clamp/-10..300", DataType::float32, R"({"data_type":"uint8","out_of_range":"clamp"})",
+     Op::kEncode, -10, 300, 0},
+    {"float32->uint8/clamp/-10..300/map_NaN/keys_1in16", DataType::float32, kMapNaN, Op::kEncode, -10, 300, 0,
+     16},
+    {"float32->uint8/clamp/-10..300/map_NaN/keys_1in97", DataType::float32, kMapNaN, Op::kEncode, -10, 300, 0,
+     97},
+    {"float32->uint8/clamp/-10..300/map_NaN/keys_1in1024", DataType::float32, kMapNaN, Op::kEncode, -10, 300,
+     0, 1024},
+    {"float32->uint8/clamp/-10..300/map_NaN_Inf/keys_1in16", DataType::float32, kMapNaNInf, Op::kEncode, -10,
+     300, 0, 16, 20, 22},
+    {"float32->uint8/clamp/-10..300/map_NaN_Inf/keys_1in97", DataType::float32, kMapNaNInf, Op::kEncode, -10,
+     300, 0, 97, 101, 103},
+    {"float32->uint8/clamp/-10..300/map_NaN_Inf/keys_1in1024", DataType::float32, kMapNaNInf, Op::kEncode, -10,
+     300, 0, 1024, 1028, 1030},
 };
 
 // ---- buffers ----
@@ -292,14 +323,20 @@ zcast::Result<zcast::CastValueCodec> MakeCodec(DataType array_type, const std::s
 }
 
 // n source elements of `type`: doubles uniform in [lo, hi] with NaNs mixed in, cast by zcast.
-zcast::Status Generate(DataType type, double lo, double hi, double nan_fraction, std::uint64_t seed,
-                       std::size_t n, unsigned char* out) {
+zcast::Status Generate(DataType type, const Case& c, std::uint64_t seed, std::size_t n, unsigned char* out) {
   std::vector<double> values(n);
   SplitMix64 rng{seed};
   for (double& v : values) {
-    v = lo + (hi - lo) * rng.Uniform01();
-    if (nan_fraction > 0 && rng.Uniform01() < nan_fraction)
+    v = c.lo + (c.hi - c.lo) * rng.Uniform01();
+    if (c.nan_fraction > 0 && rng.Uniform01() < c.nan_fraction)
       v = std::numeric_limits<double>::quiet_NaN();
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [every, x] : {std::pair{c.nan_every, std::numeric_limits<double>::quiet_NaN()},
+                          std::pair{c.inf_every, inf}, std::pair{c.ninf_every, -inf}}) {
+    if (every > 0) {
+      for (std::size_t i = every - 1; i < n; i += every) values[i] = x;
+    }
   }
   auto to_source = MakeCodec(
       DataType::float64, std::string(R"({"data_type":")") + std::string(zcast::DataTypeName(type)) +
@@ -400,8 +437,7 @@ Prepared& Prepare(const Case& c, std::uint64_t seed) {
   p.n = ElementsFor(p.src_size, p.dst_size);
   p.in = AllocatePages(p.n * p.src_size);
   p.out = AllocatePages(p.n * p.dst_size);
-  if (zcast::Status st = Generate(p.src_type, c.lo, c.hi, c.nan_fraction, seed, p.n,
-                                  p.in.get());
+  if (zcast::Status st = Generate(p.src_type, c, seed, p.n, p.in.get());
       !st.ok()) {
     p.error = "input generation: " + st.message();
     return p;

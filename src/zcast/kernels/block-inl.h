@@ -31,7 +31,7 @@
 // step of several blocks, or a loader chosen once per run.
 //
 // Highway's -inl.h pattern: the per-target part is compiled once per target (foreach_target.h);
-// the plain-data part (VectorMap, BuildMap) once, under a normal include guard.
+// the plain-data part once, under a normal include guard (scalar_map.h: the keys' plain data).
 #ifndef ZCAST_SRC_KERNELS_BLOCK_SHARED_H_
 #define ZCAST_SRC_KERNELS_BLOCK_SHARED_H_
 
@@ -44,59 +44,11 @@
 #include "zcast/dtype.h"
 #include "zcast/kernels.h"
 #include "zcast/kernels/fp_env.h"
+#include "zcast/kernels/scalar_map.h"  // VectorMap, BuildMap, FastMap
 
 namespace zcast::internal {
 
 inline constexpr std::size_t kNoFailure = ~std::size_t{0};
-inline constexpr int kMaxVectorKeys = 16;  // larger scalar maps stay on the baseline kernels
-
-// scalar_map keys in the lane representation of a family (float32 bits of the exact value, the
-// int32 value, float64 bits), values as destination bits. NaN keys match every NaN (R11).
-struct VectorMap {
-  int n = 0;
-  bool only_nonfinite = true;  // every key is NaN or +-Inf (float32 lanes)
-  std::uint64_t key[kMaxVectorKeys] = {};
-  std::uint64_t value[kMaxVectorKeys] = {};
-  bool nan_key[kMaxVectorKeys] = {};
-};
-
-enum class KeyRep { kFloat32Bits, kInt32Value, kFloat64Bits, kFloat64Value };
-
-// The map's keys in `rep`; false when the map is too large or has a key `rep` cannot compare.
-inline bool BuildMap(const Direction& dir, KeyRep rep, VectorMap* map) {
-  if (dir.map.size() > static_cast<std::size_t>(kMaxVectorKeys)) return false;
-  const TypeInfo& s = Info(dir.src);
-  for (const auto& [key, value] : dir.map) {
-    int k = map->n++;
-    map->value[k] = value;
-    if (IsNaNBits(dir.src, key)) {
-      if (rep == KeyRep::kInt32Value) return false;  // NaN keys of 8-bit floats: the tables
-      if (rep == KeyRep::kFloat64Bits && dir.src != DataType::float64) return false;
-      map->nan_key[k] = true;
-      continue;
-    }
-    switch (rep) {
-      case KeyRep::kFloat32Bits:  // the exact float32 value of the key (float16/bfloat16/float32)
-        map->key[k] = CastBits(dir.src, key, DataType::float32, Rounding::kNearestEven, OutOfRange::kUnset).bits;
-        if ((map->key[k] & 0x7FFFFFFFu) != 0x7F800000u) map->only_nonfinite = false;
-        break;
-      case KeyRep::kInt32Value: {
-        std::uint64_t v = key & s.value_mask();
-        if (s.is_signed_int() && (v & s.sign_bit())) v |= ~s.value_mask();  // sign-extend
-        map->key[k] = static_cast<std::uint32_t>(v);
-        map->only_nonfinite = false;
-        break;
-      }
-      case KeyRep::kFloat64Bits: map->key[k] = key; map->only_nonfinite = false; break;
-      case KeyRep::kFloat64Value:
-        map->key[k] = CastBits(dir.src, key, DataType::float64, Rounding::kNearestEven, OutOfRange::kUnset).bits;
-        map->only_nonfinite = false;
-        break;
-    }
-  }
-  return true;
-}
-
 // Calls f.template operator()<X>() for the run-time value among the compile-time ones.
 template <typename F>
 auto WithRounding(Rounding r, F&& f) {
@@ -324,6 +276,42 @@ HWY_INLINE void MapLanes32(const VectorMap& map, VU32 keys, MU32 nan, VU32* r, M
   }
 }
 
+// The keys of a kKeys map, for lanes without NaN (integer lanes) or with NaN made kNaNKey32.
+HWY_INLINE void MapFastKeys32(const FastMap& map, VU32 keys, VU32* r, MU32* declined) {
+  const DU32 du;
+  for (int i = 0; i < kFastMapKeys; ++i) {  // keys distinct (PlanFastMap): any order
+    const MU32 m = hn::Eq(keys, hn::Set(du, map.key[i]));
+    *r = hn::IfThenElse(m, hn::Set(du, map.value[i]), *r);
+    *declined = hn::AndNot(m, *declined);
+  }
+}
+// The same in the common blocks, for a FastMap of kind kMap (scalar_map.h, decided at bind time):
+// a fixed sequence of compares and blends, no loop over a run-time number of keys, no branch.
+// `nan` marks the NaN lanes (float lanes; none for integer lanes), `keys` the lanes' key bits.
+// Blocks with a key in them stay in the common blocks' loop: only a lane still declined after the
+// map sends a block to the full pass.
+template <FastMapKind kMap>
+HWY_INLINE void MapFastLanes32(const FastMap& map, VU32 keys, MU32 nan, VU32* r, MU32* declined) {
+  const DU32 du;
+  if constexpr (kMap == FastMapKind::kNaN) {
+    *r = hn::IfThenElse(nan, hn::Set(du, map.value[0]), *r);
+    *declined = hn::AndNot(nan, *declined);
+  } else if constexpr (kMap == FastMapKind::kKeys) {
+    // A NaN lane's key is kNaNKey32, whatever its sign and payload.
+    MapFastKeys32(map, hn::IfThenElse(nan, hn::Set(du, kNaNKey32), keys), r, declined);
+  }
+}
+// Calls f.template operator()<kMap>() for the kinds the common blocks run (kNone also for kBlocks,
+// whose common blocks refuse every block with a key: the caller's FastRun checks that first).
+template <typename F>
+auto WithFastMap(FastMapKind kind, F&& f) {
+  switch (kind) {
+    case FastMapKind::kNaN: return f.template operator()<FastMapKind::kNaN>();
+    case FastMapKind::kKeys: return f.template operator()<FastMapKind::kKeys>();
+    default: return f.template operator()<FastMapKind::kNone>();
+  }
+}
+
 // ---- the block loop ----
 
 template <class Family>
@@ -459,9 +447,29 @@ class BlockKernel final : public Kernel {
     // docs/performance-highway-stops-17-20.md, stop 20. Stop 12 had seen AVX3_DL int64 -> float64 5-9 %
     // slower with it.
     const bool prefetch = !(in_step == 8 * Family::BlockElems() && out_step == in_step);
+    // A family with MappedFastBlock<kMap> runs a scalar_map's common blocks through it, the kind
+    // chosen here once per run (FastMapOf: the plan made at bind time).
+    if constexpr (requires { Family::FastMapOf(k); }) {
+      switch (Family::FastMapOf(k)) {
+        case FastMapKind::kNaN: return MappedBlocks<FastMapKind::kNaN>(k, in, out, blocks, in_step, out_step, prefetch);
+        case FastMapKind::kKeys: return MappedBlocks<FastMapKind::kKeys>(k, in, out, blocks, in_step, out_step, prefetch);
+        default: break;
+      }
+    }
     for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
       if (prefetch) PrefetchBlockUpTo<kMaxBlock * MaxSrcSize(), kMaxBlock * MaxDstSize()>(in, in_step, out, out_step);
       if (HWY_UNLIKELY(!Family::FastBlock(k, in, out))) return b;
+    }
+    return blocks;
+  }
+  template <FastMapKind kMap>
+  static HWY_NOINLINE std::size_t MappedBlocks(const typename Family::Consts& c, const unsigned char* in,
+                                               unsigned char* out, std::size_t blocks, std::size_t in_step,
+                                               std::size_t out_step, bool prefetch) {
+    const typename Family::Consts k = c;
+    for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
+      if (prefetch) PrefetchBlockUpTo<kMaxBlock * MaxSrcSize(), kMaxBlock * MaxDstSize()>(in, in_step, out, out_step);
+      if (HWY_UNLIKELY(!Family::template MappedFastBlock<kMap>(k, in, out))) return b;
     }
     return blocks;
   }
@@ -496,10 +504,12 @@ std::unique_ptr<const Kernel> Make(const Direction& dir, const typename Family::
   return std::make_unique<BlockKernel<Family>>(dir, p, name);
 }
 // Families whose Params have a VectorMap `map`: nullptr when the map cannot go in the vector.
+// Those whose Params also have a FastMap `fast_map` get its plan (scalar_map.h), at bind time.
 template <class Family>
 std::unique_ptr<const Kernel> MakeWithMap(const Direction& dir, typename Family::Params p, const char* name,
                                           KeyRep rep) {
   if (!BuildMap(dir, rep, &p.map)) return nullptr;
+  if constexpr (requires { p.fast_map; }) p.fast_map = PlanFastMap(p.map);
   return Make<Family>(dir, p, name);
 }
 

@@ -326,6 +326,7 @@ struct FloatLanes {
     FloatSource src;
     std::uint8_t dst_size;
     Float8Consts f8;  // float8/6/4 sources
+    FastMap fast_map = {};  // the map of the common blocks (MakeWithMap)
   };
   struct Consts {
     typename Conv::Params conv;
@@ -336,12 +337,13 @@ struct FloatLanes {
     FloatSource src;
     std::uint8_t dst_size;
     Float8Consts f8;
+    FastMap fast_map;
   };
   static std::size_t SrcSize(const Params& p) { return FloatSourceSize(p.src); }
   static std::size_t DstSize(const Params& p) { return p.dst_size; }
   static Consts MakeConsts(const Params& p) {
     return {p.conv, p.map.n ? &p.map : nullptr, !(Conv::kDeclinesNonFinite && p.map.only_nonfinite), p.src,
-            p.dst_size, p.f8};
+            p.dst_size, p.f8, p.fast_map};
   }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DF32()); }
 
@@ -397,6 +399,8 @@ struct FloatLanes {
   // kernel: 1.9).
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
+    if (c.fast_map.kind == FastMapKind::kNaN) return MappedRun<FastMapKind::kNaN>(c, in, out, blocks);
+    if (c.fast_map.kind == FastMapKind::kKeys) return MappedRun<FastMapKind::kKeys>(c, in, out, blocks);
     if (c.map != nullptr && c.map_always) return 0;
     const Consts k = c;  // a local: the stores through `out` cannot alias it
     const std::size_t in_step = BlockElems() * FloatSourceSize(k.src), out_step = BlockElems() * k.dst_size;
@@ -405,6 +409,35 @@ struct FloatLanes {
     for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
       PrefetchBlockUpTo<kMaxIn, kMaxBlock * 4>(in, in_step, out, out_step);
       if (HWY_UNLIKELY(!FastBlock(k, in, out))) return b;
+    }
+    return blocks;
+  }
+
+  // The common blocks with a scalar_map (FastMap kNaN or kKeys, scalar_map.h): FastRun's
+  // contract, the map compared and blended in every block (MapFastLanes32), so that blocks with
+  // keys in them stay here; a block with a lane still declined after the map is the full block's.
+  // Converters with a FastStore of their own store through Convert and StoreBlock here, as the
+  // full block does.
+  template <FastMapKind kMap>
+  static HWY_NOINLINE std::size_t MappedRun(const Consts& c, const unsigned char* in, unsigned char* out,
+                                            std::size_t blocks) {
+    const Consts k = c;  // a local: the stores through `out` cannot alias it
+    const DU32 du;
+    const std::size_t in_step = BlockElems() * FloatSourceSize(k.src), out_step = BlockElems() * k.dst_size;
+    constexpr std::size_t kMaxIn = kMaxBlock * (kTakesWideSources<Conv> ? 8 : 4);
+    for (std::size_t b = 0; b < blocks; ++b, in += in_step, out += out_step) {
+      PrefetchBlockUpTo<kMaxIn, kMaxBlock * 4>(in, in_step, out, out_step);
+      VF32 x0, x1, x2, x3;
+      Load(k, in, &x0, &x1, &x2, &x3);
+      MU32 d0, d1, d2, d3;
+      VU32 r0 = Conv::Convert(k.conv, x0, &d0), r1 = Conv::Convert(k.conv, x1, &d1),
+           r2 = Conv::Convert(k.conv, x2, &d2), r3 = Conv::Convert(k.conv, x3, &d3);
+      MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x0), NaNLanes(x0), &r0, &d0);
+      MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x1), NaNLanes(x1), &r1, &d1);
+      MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x2), NaNLanes(x2), &r2, &d2);
+      MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x3), NaNLanes(x3), &r3, &d3);
+      StoreBlock(k.dst_size, r0, r1, r2, r3, out);
+      if (HWY_UNLIKELY(!hn::AllFalse(du, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3))))) return b;
     }
     return blocks;
   }
@@ -516,6 +549,9 @@ struct StoreRunLanes : FloatLanes<Conv> {
   using typename FloatLanes<Conv>::Consts;
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
+    if (c.fast_map.kind == FastMapKind::kNaN || c.fast_map.kind == FastMapKind::kKeys) {
+      return FloatLanes<Conv>::FastRun(c, in, out, blocks);  // its MappedRun
+    }
     if (c.map != nullptr && c.map_always) return 0;
     if constexpr (kIntSources) return IntSourceRun<typename Conv::IntStore>(c.conv, c.src, c.dst_size, in, out, blocks);
     else return FloatSourceRun<typename Conv::FloatStore>(c.conv, c.src, c.dst_size, in, out, blocks);
@@ -571,7 +607,7 @@ template <class Conv>
 std::unique_ptr<const Kernel> MakeFloatLanes(const Direction& dir, const typename Conv::Params& conv,
                                              const char* name, const char* int_name = nullptr) {
   typename FloatLanes<Conv>::Params p{conv, {}, FloatSource::kFloat32,
-                                      static_cast<std::uint8_t>(Info(dir.dst).size), {}};
+                                      static_cast<std::uint8_t>(Info(dir.dst).size), {}, {}};
   if (!FloatSourceOf(dir, kTakesWideSources<Conv>, &p.src)) return nullptr;
   if (Info(dir.src).kind == Kind::Float && Info(dir.src).size == 1) p.f8 = Float8ConstsOf(Info(dir.src));
   if constexpr (kTakesIntSourceLanes<Conv>) {

@@ -102,7 +102,7 @@ struct FloatToIntLanes : FloatLanes<Conv> {
   using typename FloatLanes<Conv>::Consts;
   using FloatLanes<Conv>::BlockElems;
 
-  template <class Loader, std::size_t kDstSize>
+  template <class Loader, std::size_t kDstSize, FastMapKind kMap>
   static HWY_NOINLINE std::size_t SourceRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                             std::size_t blocks) {
     const Consts k = c;  // a local: the stores through `out` cannot alias it
@@ -115,7 +115,7 @@ struct FloatToIntLanes : FloatLanes<Conv> {
       MU32 special = hn::MaskFromVec(hn::Zero(du));
 #if !ZCAST_KERNELS_HW_F16_TO_F32
 #if HWY_TARGET != HWY_SCALAR  // (its one-lane vectors have no 16-bit vector of the block's size)
-      if constexpr (std::is_same_v<Loader, LoadF16> && Conv::kDeclinesOnlyNonFinite) {
+      if constexpr (std::is_same_v<Loader, LoadF16> && Conv::kDeclinesOnlyNonFinite && kMap == FastMapKind::kNone) {
         // Under clamp and wrap a lane is declined only for Inf and NaN, exponent 31, which is
         // found on the float16 bits themselves: two operations per 8 lanes, where the float32
         // lanes' two compares each (|x| >= 2^16 and non-finite) with their copies and ORs took
@@ -149,40 +149,50 @@ struct FloatToIntLanes : FloatLanes<Conv> {
         x3 = Loader::Load(in + 3 * n);
       }
       MU32 d0, d1, d2, d3;
-      const VU32 r0 = Conv::Convert(k.conv, x0, &d0), r1 = Conv::Convert(k.conv, x1, &d1),
-                 r2 = Conv::Convert(k.conv, x2, &d2), r3 = Conv::Convert(k.conv, x3, &d3);
+      VU32 r0 = Conv::Convert(k.conv, x0, &d0), r1 = Conv::Convert(k.conv, x1, &d1),
+           r2 = Conv::Convert(k.conv, x2, &d2), r3 = Conv::Convert(k.conv, x3, &d3);
+      if constexpr (kMap != FastMapKind::kNone) {
+        MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x0), NaNLanes(x0), &r0, &d0);
+        MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x1), NaNLanes(x1), &r1, &d1);
+        MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x2), NaNLanes(x2), &r2, &d2);
+        MapFastLanes32<kMap>(k.fast_map, hn::BitCast(du, x3), NaNLanes(x3), &r3, &d3);
+      }
       StoreBlockOf<kDstSize>(r0, r1, r2, r3, out);
       if (HWY_UNLIKELY(!hn::AllFalse(du, hn::Or(special, hn::Or(hn::Or(d0, d1), hn::Or(d2, d3)))))) return b;
     }
     return blocks;
   }
 
-  template <class Loader>
+  template <class Loader, FastMapKind kMap>
   static HWY_INLINE std::size_t SizeRun(const Consts& k, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
-    if (k.dst_size == 1) return SourceRun<Loader, 1>(k, in, out, blocks);
-    if (k.dst_size == 2) return SourceRun<Loader, 2>(k, in, out, blocks);
+    if (k.dst_size == 1) return SourceRun<Loader, 1, kMap>(k, in, out, blocks);
+    if (k.dst_size == 2) return SourceRun<Loader, 2, kMap>(k, in, out, blocks);
     // 16-bit sources -> 4-byte integers have no kernel here (MakeFloatToInt): the table does them.
-    if constexpr (Loader::kSize == 4) return SourceRun<Loader, 4>(k, in, out, blocks);
+    if constexpr (Loader::kSize == 4) return SourceRun<Loader, 4, kMap>(k, in, out, blocks);
     return 0;
   }
 
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
-    if (c.map != nullptr && c.map_always) return 0;
+    // A map too large for the common blocks' (kBlocks) leaves them the blocks without a key; none
+    // where a key could be any value (map_always).
+    if (c.fast_map.kind == FastMapKind::kBlocks && c.map_always) return 0;
     const Consts k = c;  // a local: the stores through `out` cannot alias it
-    switch (k.src) {
-      case FloatSource::kFloat32: return SizeRun<LoadF32>(k, in, out, blocks);
-      case FloatSource::kFloat16: return SizeRun<LoadF16>(k, in, out, blocks);
-      case FloatSource::kBfloat16: return SizeRun<LoadBF16>(k, in, out, blocks);
-      default: return 0;  // none: F32ToInt takes no wide source (every block would be a full one)
-    }
+    return WithFastMap(k.fast_map.kind, [&]<FastMapKind kMap>() -> std::size_t {
+      switch (k.src) {
+        case FloatSource::kFloat32: return SizeRun<LoadF32, kMap>(k, in, out, blocks);
+        case FloatSource::kFloat16: return SizeRun<LoadF16, kMap>(k, in, out, blocks);
+        case FloatSource::kBfloat16: return SizeRun<LoadBF16, kMap>(k, in, out, blocks);
+        default: return 0;  // none: F32ToInt takes no wide source (every block would be a full one)
+      }
+    });
   }
 };
 
 template <class Conv>
 std::unique_ptr<const Kernel> MakeFloatToIntLanes(const Direction& dir, const IntParams& ip) {
-  typename FloatLanes<Conv>::Params p{ip, {}, FloatSource::kFloat32, static_cast<std::uint8_t>(Info(dir.dst).size), {}};
+  typename FloatLanes<Conv>::Params p{ip, {}, FloatSource::kFloat32, static_cast<std::uint8_t>(Info(dir.dst).size), {}, {}};
   if (!FloatSourceOf(dir, /*wide=*/false, &p.src)) return nullptr;
   return MakeWithMap<FloatToIntLanes<Conv>>(dir, p, "float-lanes-to-int", KeyRep::kFloat32Bits);
 }

@@ -27,14 +27,17 @@ struct IntLanes {
     typename Conv::Consts conv;
     VectorMap map;  // equality keys on the int32 lane values
     std::size_t dst_size;
+    FastMap fast_map = {};  // the map of the common blocks (MakeWithMap)
   };
   struct Consts {
     typename Conv::Consts conv;
     const VectorMap* map;
     int map_n;
     std::size_t dst_size;
+    FastMap fast_map;
   };
-  static Consts MakeConsts(const Params& p) { return {p.conv, &p.map, p.map.n, p.dst_size}; }
+  static Consts MakeConsts(const Params& p) { return {p.conv, &p.map, p.map.n, p.dst_size, p.fast_map}; }
+  static FastMapKind FastMapOf(const Consts& c) { return c.fast_map.kind; }
   static constexpr std::size_t SrcSize(const Params&) { return kSrcSize; }
   static std::size_t DstSize(const Params& p) { return p.dst_size; }
   static std::size_t BlockElems() { return kVecs * hn::Lanes(DU32()); }
@@ -66,6 +69,29 @@ struct IntLanes {
     const VU32 r3 = hn::BitCast(du, Conv::Convert(c.conv, Loader::Load(in + 3 * step), &m3));
     StoreBlock(c.dst_size, r0, r1, r2, r3, out);
     return hn::AllFalse(DI32(), hn::Or(hn::Or(m0, m1), hn::Or(m2, m3)));
+  }
+  // The common block with a scalar_map of up to kFastMapKeys keys (FastMap kKeys; integer lanes
+  // have no NaN key): keys compared and blended in every block, so blocks with keys stay in the
+  // common blocks' loop (block-inl.h, MappedBlocks).
+  template <FastMapKind kMap>
+  static HWY_INLINE bool MappedFastBlock(const Consts& c, const unsigned char* in, unsigned char* out) {
+    if constexpr (kMap == FastMapKind::kNaN) return false;  // (none: BuildMap takes no NaN key here)
+    const DU32 du;
+    const std::size_t step = hn::Lanes(du) * kSrcSize;
+    MU32 m0, m1, m2, m3;  // (no arrays: SVE's vectors and masks are sizeless types)
+    const VU32 r0 = MappedOne(c, in, &m0), r1 = MappedOne(c, in + step, &m1), r2 = MappedOne(c, in + 2 * step, &m2),
+               r3 = MappedOne(c, in + 3 * step, &m3);
+    StoreBlock(c.dst_size, r0, r1, r2, r3, out);
+    return hn::AllFalse(du, hn::Or(hn::Or(m0, m1), hn::Or(m2, m3)));
+  }
+  static HWY_INLINE VU32 MappedOne(const Consts& c, const unsigned char* in, MU32* declined) {
+    const DU32 du;
+    const VI32 v = Loader::Load(in);
+    MI32 m;
+    VU32 r = hn::BitCast(du, Conv::Convert(c.conv, v, &m));
+    *declined = hn::RebindMask(du, m);
+    MapFastKeys32(c.fast_map, hn::BitCast(du, v), &r, declined);
+    return r;
   }
   static HWY_INLINE std::size_t Block(const Consts& c, const unsigned char* in, unsigned char* out,
                                       const Resolver& res) {
@@ -105,7 +131,7 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
   if (dir.dst == DataType::float32) {
     auto make = [&]<FpRounding kFp, bool kDeclineWide>() {
       using Fam = IntLanes<Loader, IntToF32<kFp, kDeclineWide>>;
-      return MakeWithMap<Fam>(dir, {{}, {}, 4}, "int-lanes-to-float32", KeyRep::kInt32Value);
+      return MakeWithMap<Fam>(dir, {{}, {}, 4, {}}, "int-lanes-to-float32", KeyRep::kInt32Value);
     };
     // At most 16 bits: exact in float32, whatever the mode.
     if (Loader::kSize < 4) return make.template operator()<FpRounding::kNearest, false>();
@@ -127,7 +153,7 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
   ip.mask = static_cast<std::uint32_t>(d.value_mask());
   return WithOutOfRange(dir.out_of_range, [&]<OutOfRange O>() {
     using Fam = IntLanes<Loader, IntToInt<O>>;
-    return MakeWithMap<Fam>(dir, {ip, {}, d.size}, "int-lanes-to-int", KeyRep::kInt32Value);
+    return MakeWithMap<Fam>(dir, {ip, {}, d.size, {}}, "int-lanes-to-int", KeyRep::kInt32Value);
   });
 }
 
@@ -135,7 +161,7 @@ std::unique_ptr<const Kernel> FromIntLanes(const Direction& dir) {
 std::unique_ptr<const Kernel> FromFloat8(const Direction& dir) {
   const Float8Consts c = Float8ConstsOf(Info(dir.src));
   const auto make = [&]<Special8 kKind>() {
-    return MakeWithMap<IntLanes<LoadU8, Float8ToF32<kKind>>>(dir, {c, {}, 4}, "int-lanes-float8-to-float32",
+    return MakeWithMap<IntLanes<LoadU8, Float8ToF32<kKind>>>(dir, {c, {}, 4, {}}, "int-lanes-float8-to-float32",
                                                              KeyRep::kInt32Value);
   };
   const Special s = Info(dir.src).special;
