@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from zcast import _dtypes, _zcast
-from zcast._errors import CastError, MetadataError
+from zcast._errors import CastError, MetadataError, brief
 
 ScalarLike = int | float | str | np.generic
 ScalarMapLike = Iterable[tuple[ScalarLike, ScalarLike]] | Mapping[ScalarLike, ScalarLike]
@@ -56,7 +56,7 @@ def set_num_threads(n: int) -> None:
     """Sets how many threads cast one large array (default: the number of CPUs; 1 disables)."""
     global _threads
     if n < 1:
-        raise ValueError(f"number of threads must be >= 1, got {n}")
+        raise ValueError(f"number of threads must be >= 1, got {brief(repr(n))}")
     _threads = int(n)
 
 
@@ -69,7 +69,7 @@ def json_scalar(value: Any) -> str:
     spec says. numpy and ml_dtypes scalars are converted exactly first.
     """
     if isinstance(value, (bool, np.bool_)):
-        raise MetadataError(f"scalar {value!r}: booleans are not cast_value scalars")
+        raise MetadataError(f"scalar {brief(repr(value))}: booleans are not cast_value scalars")
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, numbers.Integral):
@@ -86,7 +86,8 @@ def json_scalar(value: Any) -> str:
         if math.isinf(value):
             return '"Infinity"' if value > 0 else '"-Infinity"'
         return repr(value)  # shortest round-trip decimal; "-0.0" keeps the sign
-    raise MetadataError(f"scalar {value!r}: expected an int, a float or a JSON scalar string")
+    raise MetadataError(f"scalar {brief(repr(value))}: expected an int, a float or a JSON scalar "
+                        "string")
 
 
 def _pairs_json(pairs: ScalarMapLike) -> str:
@@ -98,7 +99,8 @@ def _pairs_json(pairs: ScalarMapLike) -> str:
             key, value = pair
         except (TypeError, ValueError):
             raise MetadataError(
-                f"scalar_map[{i}]: expected an (input, output) pair, got {pair!r}") from None
+                f"scalar_map[{i}]: expected an (input, output) pair, got {brief(repr(pair))}"
+            ) from None
         out.append(f"[{json_scalar(key)},{json_scalar(value)}]")
     return "[" + ",".join(out) + "]"
 
@@ -150,7 +152,7 @@ def scalar_from_json(json_text: str, name: str) -> np.generic:
     try:
         codec = bind(spec, "int8")
     except MetadataError as err:
-        raise MetadataError(f"{json_text} is not a {name} value: {err}") from None
+        raise MetadataError(f"{brief(json_text)} is not a {name} value: {err}") from None
     out = np.empty(1, dtype=_dtypes.numpy_dtype(name))
     codec.encode(np.zeros(1, dtype=np.uint8), out.view(np.uint8))
     return out[0]

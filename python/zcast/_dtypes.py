@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from zcast import _zcast
-from zcast._errors import MetadataError
+from zcast._errors import MetadataError, brief
 
 #: The Zarr names of the supported data types, in the core's order.
 DATA_TYPES: tuple[str, ...] = tuple(_zcast.data_type_names())
@@ -87,9 +87,11 @@ def _name_of_numpy(dt: np.dtype, original: Any) -> str:
 
 
 def _unsupported(what: str) -> str:
+    # R34: the name is the caller's input, quoted bounded (a 10 MB string gives a short message).
     if what in _LOOKALIKES:
         return f"unsupported data type {what!r}: {_LOOKALIKES[what]}"
-    return (f"unsupported data type {what!r}; cast_value supports: " + ", ".join(DATA_TYPES))
+    return (f"unsupported data type {brief(repr(what))}; cast_value supports: " +
+            ", ".join(DATA_TYPES))
 
 
 def is_numpy_native(name: str) -> bool:

@@ -38,7 +38,7 @@ except ImportError:  # zarr 3.1 (the newest on Python 3.11)
     from zarr.core.dtype.common import DataTypeValidationError
 
 from zcast import _api, _dtypes
-from zcast._errors import CastError, MetadataError
+from zcast._errors import CastError, MetadataError, brief
 
 # Special-value layout per type (zcast.hpp, ZCAST_FOR_EACH_DATA_TYPE): which JSON strings exist.
 _HAS_INF = {"float8_e3m4", "float8_e4m3", "float8_e5m2", "bfloat16"}
@@ -84,7 +84,7 @@ class _MlDType(ZDType[Any, Any], HasItemSize):
         ):
             return cls()
         raise DataTypeValidationError(
-            f"Invalid JSON representation of {name}. Got {data!r}, expected {name!r}.")
+            f"Invalid JSON representation of {name}. Got {brief(repr(data))}, expected {name!r}.")
 
     def to_json(self, zarr_format: int) -> Any:
         if zarr_format == 3:
@@ -105,12 +105,12 @@ class _MlDType(ZDType[Any, Any], HasItemSize):
     def cast_scalar(self, data: object) -> Any:
         if not self._check_scalar(data):
             raise TypeError(
-                f"Cannot convert object {data!r} with type {type(data)} to a scalar compatible "
+                f"Cannot convert object {brief(repr(data))} with type {type(data)} to a scalar compatible "
                 f"with the data type {self._zarr_v3_name}.")
         try:
             return self._cast_scalar_unchecked(data)
         except (CastError, MetadataError) as err:
-            raise ValueError(f"{data!r} is not a valid {self._zarr_v3_name} value: {err}") from None
+            raise ValueError(f"{brief(repr(data))} is not a valid {self._zarr_v3_name} value: {err}") from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,7 +141,7 @@ class _MlInt(_MlDType):
 
     def from_json_scalar(self, data: Any, *, zarr_format: int) -> Any:
         if isinstance(data, bool) or not isinstance(data, int):
-            raise TypeError(f"Invalid {self._zarr_v3_name} fill value {data!r}: expected an integer")
+            raise TypeError(f"Invalid {self._zarr_v3_name} fill value {brief(repr(data))}: expected an integer")
         return self.cast_scalar(data)
 
     def to_json_scalar(self, data: object, *, zarr_format: int) -> int:
@@ -191,12 +191,12 @@ class _MlFloat(_MlDType):
         width = 2 * self.item_size
         if not data.startswith("0x") or not 0 < len(digits) <= width or any(
                 c not in "0123456789abcdefABCDEF" for c in digits):
-            raise ValueError(f"{data!r} is not a valid {name} value: expected \"0x\" and at most "
+            raise ValueError(f"{brief(repr(data))} is not a valid {name} value: expected \"0x\" and at most "
                              f"{width} hex digits")
         bits = int(digits, 16)
         value_bits = _VALUE_BITS[name]
         if bits >> value_bits:
-            raise ValueError(f"{data!r} is not a valid {name} value: more than {value_bits} bits")
+            raise ValueError(f"{brief(repr(data))} is not a valid {name} value: more than {value_bits} bits")
         return self._from_bits(bits)
 
     def default_scalar(self) -> Any:
@@ -205,7 +205,7 @@ class _MlFloat(_MlDType):
 
     def from_json_scalar(self, data: Any, *, zarr_format: int) -> Any:
         if isinstance(data, bool) or not isinstance(data, (int, float, str)):
-            raise TypeError(f"Invalid {self._zarr_v3_name} fill value {data!r}: expected a "
+            raise TypeError(f"Invalid {self._zarr_v3_name} fill value {brief(repr(data))}: expected a "
                             "number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x...\"")
         return self.cast_scalar(data)
 

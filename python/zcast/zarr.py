@@ -18,10 +18,11 @@ int2/int4/uint2/uint4; see zcast._zarr_dtypes), so arrays of those types work to
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -30,9 +31,9 @@ from zarr.abc.codec import ArrayArrayCodec
 from zarr.core.dtype import get_data_type_from_json
 from zarr.registry import register_codec
 
-from zcast import _api, _dtypes, _zarr_dtypes, _zcast
+from zcast import _api, _dtypes, _zarr_compat as _compat, _zarr_dtypes, _zcast
 from zcast._chain import Chain
-from zcast._errors import CastError, MetadataError
+from zcast._errors import CastError, MetadataError, MetadataTypeError, brief
 
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
@@ -44,79 +45,108 @@ __all__ = ["ENVIRONMENT", "CastValue", "ScaleOffset", "check_readable", "use"]
 QUALNAME = "zcast.zarr.CastValue"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CastValue(ArrayArrayCodec):
-    """The cast_value codec (array -> array), computed by zcast's exact C++ core.
+    """The cast_value codec (array -> array), computed by zcast's exact C++ core; a drop-in for
+    zarr-python's ``zarr.codecs.cast_value.CastValue``.
 
-    Parameters mirror the codec's configuration: ``data_type`` (a Zarr name, numpy / ml_dtypes
-    dtype or ZDType), ``rounding``, ``out_of_range`` (None, "clamp" or "wrap") and ``scalar_map``
-    ({"encode": [[in, out], ...], "decode": [[in, out], ...]}, entries as numbers or JSON scalar
-    strings). The configuration is validated at construction (MetadataError, a ValueError); the
-    fill value round trip (R9) when zarr resolves the array's metadata.
+    Parameters and attributes are zarr's: ``data_type`` (a Zarr name or ZDType; zcast also takes
+    a numpy / ml_dtypes dtype), ``rounding``, ``out_of_range`` (None, "clamp" or "wrap") and
+    ``scalar_map`` ({"encode": [(in, out), ...], "decode": ...}, entries as numbers or JSON
+    scalar strings, or already as mappings); ``dtype`` is the encoded ZDType, ``scalar_map`` the
+    normalized mappings (a ScalarPairs where a dict would lose an entry, R10). ``to_dict`` writes
+    what zarr writes for the same input. The configuration is validated at construction
+    (MetadataError, a ValueError; what needs the array's type when zarr validates the array); the
+    fill value round trip (R9) when zarr resolves the array's metadata. Error messages start with
+    zarr's phrase for the failure, followed by zcast's detail.
 
-    ``spec_json`` is the canonical metadata (defaults omitted), which is also what ``to_dict``
-    writes; two codecs are equal when their metadata is.
+    ``spec_json`` is the canonical metadata the core runs; two codecs are equal when it is.
     """
 
     is_fixed_size = True
-    spec_json: str
+    dtype: Any
+    rounding: str
+    out_of_range: str | None
+    scalar_map: Any
+    spec_json: str = field(repr=False)
 
     def __init__(self, *, data_type: Any, rounding: str = "nearest-even",
-                 out_of_range: str | None = None,
-                 scalar_map: dict[str, Any] | None = None) -> None:
-        encode_map = decode_map = None
-        if scalar_map is not None:
-            if not isinstance(scalar_map, dict) or set(scalar_map) - {"encode", "decode"}:
-                raise MetadataError(
-                    f"scalar_map must be an object with keys \"encode\" and/or \"decode\", got "
-                    f"{scalar_map!r}")
-            encode_map = scalar_map.get("encode")
-            decode_map = scalar_map.get("decode")
-        text = _api.codec_json(data_type, rounding=rounding, out_of_range=out_of_range,
-                               scalar_map=encode_map, decode_map=decode_map)
-        if scalar_map is not None and encode_map is None and decode_map is None:
-            text = text[:-2] + ',"scalar_map":{}}}'
-        object.__setattr__(self, "spec_json", _api.parse_spec(text).to_json())
+                 out_of_range: str | None = None, scalar_map: Any = None) -> None:
+        zdtype = _target_of(data_type)
+        object.__setattr__(self, "dtype", zdtype)
+        object.__setattr__(self, "rounding", rounding)
+        object.__setattr__(self, "out_of_range", out_of_range)
+        object.__setattr__(self, "scalar_map", _compat.normalize_scalar_map(scalar_map))
+        text = _compat.metadata_json(self.to_dict(), "cast_value configuration")
+        name = _dtypes.zarr_name(zdtype)
+        try:
+            spec = _api.parse_spec(text)
+        except MetadataError as err:
+            raise MetadataError(self._phrased(str(err), None, name)) from None
+        object.__setattr__(self, "spec_json", spec.to_json())
+
+    def _phrased(self, message: str, source: str | None, target: str) -> str:
+        phrase = _compat.cast_value_metadata_phrase(message, self.scalar_map, source, target)
+        if phrase is None and "\"rounding\"" in message:
+            phrase = f"Unknown rounding mode: {brief(str(self.rounding))}"
+        if phrase is None and "\"out_of_range\"" in message:
+            phrase = f"Unknown out_of_range mode: {brief(str(self.out_of_range))}"
+        return _compat.with_phrase(phrase, message)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CastValue:
-        # The whole document goes to the strict C++ parser (R11-R13), which names any unknown or
-        # malformed key; nothing is interpreted here first.
-        return _from_spec(cls, _api.parse_spec(json.dumps(data, allow_nan=False)))
+        # The whole document goes to the strict C++ parser first (R11-R14), which names any
+        # unknown or malformed key; then, as zarr does, the configuration is passed to __init__.
+        spec = _api.parse_spec(_compat.metadata_json(data, "cast_value metadata"))
+        config = dict(data["configuration"])
+        # R12: a data_type object ({"name": "uint8"}) is read as its name.
+        config["data_type"] = json.loads(spec.to_json())["configuration"]["data_type"]
+        return cls(**config)
 
     def to_dict(self) -> dict[str, Any]:
-        return json.loads(self.spec_json)
+        config: dict[str, Any] = {"data_type": self.dtype.to_json(zarr_format=3)}
+        if self.rounding != "nearest-even":
+            config["rounding"] = self.rounding
+        if self.out_of_range is not None:
+            config["out_of_range"] = self.out_of_range
+        if self.scalar_map is not None:
+            config["scalar_map"] = {
+                d: [(_compat.jsonable(k), _compat.jsonable(v)) for k, v in self.scalar_map[d].items()]
+                for d in ("encode", "decode") if d in self.scalar_map}
+        return {"name": "cast_value", "configuration": config}
 
-    # -- the configuration, for display and for code that inspects codecs ---------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CastValue):
+            return NotImplemented
+        return self.spec_json == other.spec_json
+
+    def __hash__(self) -> int:
+        return hash(self.spec_json)
+
+    # -- zcast's views of the configuration ----------------------------------------------------
     @property
     def configuration(self) -> dict[str, Any]:
-        return self.to_dict()["configuration"]
+        """The canonical configuration (defaults omitted), as the core reads it."""
+        return json.loads(self.spec_json)["configuration"]
 
     @property
     def data_type(self) -> str:
+        """The encoded data type's Zarr name."""
         return self.configuration["data_type"]
-
-    @property
-    def rounding(self) -> str:
-        return self.configuration.get("rounding", "nearest-even")
-
-    @property
-    def out_of_range(self) -> str | None:
-        return self.configuration.get("out_of_range")
-
-    @property
-    def scalar_map(self) -> dict[str, list[list[Any]]] | None:
-        return self.configuration.get("scalar_map")
-
-    @property
-    def dtype(self) -> Any:
-        """The encoded data type as a zarr ZDType."""
-        return _target_zdtype(self.data_type)
 
     # -- zarr's codec protocol -----------------------------------------------------------------
     def validate(self, *, shape: tuple[int, ...], dtype: Any, chunk_grid: Any) -> None:
+        try:
+            source = _dtypes.zarr_name(dtype)
+        except MetadataError as err:
+            raise MetadataError(
+                "The cast_value codec only supports integer and floating-point data types. "
+                f"Got source dtype {brief(str(_json_name(dtype)))}: {err}") from None
         # Binding without a fill value checks the array type and both scalar maps (R11).
-        _api.bind(self.spec_json, _dtypes.zarr_name(dtype), None)
+        try:
+            _api.bind(self.spec_json, source, None)
+        except MetadataError as err:
+            raise MetadataError(self._phrased(str(err), source, self.data_type)) from None
 
     def resolve_metadata(self, chunk_spec: ArraySpec) -> ArraySpec:
         _, target, fill = _resolve(self.spec_json, chunk_spec.dtype,
@@ -124,7 +154,12 @@ class CastValue(ArrayArrayCodec):
         return replace(chunk_spec, dtype=target, fill_value=fill)
 
     def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
-        source = _dtypes.numpy_dtype(_dtypes.zarr_name(chunk_spec.dtype)).itemsize
+        try:
+            source = _dtypes.numpy_dtype(_dtypes.zarr_name(chunk_spec.dtype)).itemsize
+        except MetadataError as err:
+            raise MetadataError(
+                "cast_value codec only supports fixed-size integer and floating-point data "
+                f"types. Got source dtype: {brief(str(chunk_spec.dtype))}: {err}") from None
         target = _dtypes.numpy_dtype(self.data_type).itemsize
         return input_byte_length // source * target
 
@@ -133,41 +168,103 @@ class CastValue(ArrayArrayCodec):
                                _fill_bytes(chunk_spec.fill_value, chunk_spec.dtype))
         return codec
 
-    def _encode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer | None:
-        codec = self._codec_for(chunk_spec)
+    def _encode_sync(self, chunk_array: NDBuffer, _chunk_spec: ArraySpec) -> NDBuffer | None:
+        codec = self._codec_for(_chunk_spec)
         src = np.asarray(chunk_array.as_ndarray_like())
         out = np.empty(src.shape, dtype=_dtypes.numpy_dtype(codec.encoded_type))
-        _run_in_chunk(codec.encode, src, out, "encode")
+        _run_in_chunk(codec.encode, src, out, "cast_value encode", _cast_value_phrase)
         return chunk_array.__class__.from_ndarray_like(out)
 
     def _decode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer:
         codec = self._codec_for(chunk_spec)
         src = np.asarray(chunk_array.as_ndarray_like())
         out = np.empty(src.shape, dtype=chunk_spec.dtype.to_native_dtype())
-        _run_in_chunk(codec.decode, src, out, "decode")
+        _run_in_chunk(codec.decode, src, out, "cast_value decode", _cast_value_phrase)
         return chunk_array.__class__.from_ndarray_like(out)
 
-    async def _encode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer | None:
-        return self._encode_sync(chunk_array, chunk_spec)
+    async def _encode_single(self, chunk_data: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer | None:
+        return await _off_loop(self._encode_sync, chunk_data, chunk_spec)
 
-    async def _decode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer:
-        return self._decode_sync(chunk_array, chunk_spec)
-
-
-def _from_spec(cls: type, spec: Any) -> Any:
-    """A codec of ``cls`` holding a parsed spec's canonical metadata. ``__init__`` is bypassed: it
-    builds the metadata from keyword arguments, and the spec here is already parsed and checked."""
-    codec = object.__new__(cls)
-    object.__setattr__(codec, "spec_json", spec.to_json())
-    return codec
+    async def _decode_single(self, chunk_data: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer:
+        return await _off_loop(self._decode_sync, chunk_data, chunk_spec)
 
 
-def _run_in_chunk(fn: Any, src: np.ndarray, out: np.ndarray, direction: str) -> None:
+# A chunk at least this large is cast on a worker thread rather than on zarr's event loop.
+_OFF_LOOP_MIN_ELEMENTS = 1 << 14
+
+
+async def _off_loop(fn: Callable[[Any, Any], Any], chunk: Any, chunk_spec: Any) -> Any:
+    """Runs a codec's sync encode / decode of one chunk. zarr-python runs every codec coroutine on
+    its one event-loop thread, which all its sync-API callers share (every dask thread of an
+    xarray read): cast there, the chunks of concurrent reads would be cast one after another. The
+    core releases the GIL, so a chunk worth the thread hop is cast on a worker thread
+    (asyncio.to_thread), as zarr's own blosc and zstd codecs decompress, and the chunks of
+    concurrent reads are cast in parallel."""
+    if int(np.prod(chunk.shape)) < _OFF_LOOP_MIN_ELEMENTS:
+        return fn(chunk, chunk_spec)
+    return await asyncio.to_thread(fn, chunk, chunk_spec)
+
+
+def _cast_value_phrase(message: str) -> str | None:
+    return _compat.cast_value_element_phrase(message)
+
+
+def _json_name(dtype: Any) -> Any:
+    to_json = getattr(dtype, "to_json", None)
+    if callable(to_json):
+        try:
+            return to_json(zarr_format=3)
+        except Exception:  # noqa: BLE001 - only for the message
+            pass
+    return dtype
+
+
+def _target_of(data_type: Any) -> Any:
+    """The encoded ZDType of a ``data_type`` argument: a ZDType as given, a Zarr name (or a numpy
+    / ml_dtypes dtype, zcast's addition) looked up in zarr's registry. zarr's phrase first."""
+    if data_type is None:
+        raise MetadataTypeError("Invalid target data type None: data_type is required; give a "
+                                "Zarr type name, a ZDType or a numpy / ml_dtypes dtype")
+    if callable(getattr(data_type, "to_json", None)) and hasattr(data_type, "to_native_dtype"):
+        zdtype = data_type
+    else:
+        try:
+            name = _dtypes.zarr_name(data_type)
+        except (MetadataError, TypeError) as err:
+            shown = brief(repr(data_type))
+            if isinstance(data_type, str) and _known_to_zarr(data_type):
+                raise MetadataError(
+                    f"Invalid target data type {shown}. cast_value codec only supports integer "
+                    f"and floating-point data types: {err}") from None
+            raise MetadataError(
+                f"Invalid target data type {shown}. No Zarr data type found that matches "
+                f"{shown}: {err}") from None
+        return _target_zdtype(name)
+    try:
+        _dtypes.zarr_name(zdtype)
+    except MetadataError as err:
+        raise MetadataError(
+            f"Invalid target data type {brief(repr(data_type))}. cast_value codec only supports "
+            f"integer and floating-point data types: {err}") from None
+    return zdtype
+
+
+def _known_to_zarr(name: str) -> bool:
+    try:
+        get_data_type_from_json(name, zarr_format=3)
+    except Exception:  # noqa: BLE001 - zarr raises several types for unknown names
+        return False
+    return True
+
+
+def _run_in_chunk(fn: Any, src: np.ndarray, out: np.ndarray, what: str,
+                  phrase_of: Callable[[str], str | None]) -> None:
     try:
         _api.run(fn, src, out)
     except CastError as err:
         # The index is within the chunk: a codec does not know where its chunk lies.
-        raise CastError(f"cast_value {direction}, chunk of shape {src.shape}: {err}",
+        message = f"{what}, chunk of shape {src.shape}: {err}"
+        raise CastError(_compat.with_phrase(phrase_of(str(err)), message),
                         index=err.index) from None
 
 
@@ -201,50 +298,85 @@ def _resolve(spec_json: str, zdtype: Any, fill: bytes | None) -> tuple[Any, Any,
     return codec, target, encoded_fill
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ScaleOffset(ArrayArrayCodec):
     """The scale_offset codec (array -> array, same data type): encode ``(x - offset) * scale``,
     decode ``x / scale + offset``, each operation exact and rounded once to the array's type
-    (semantics.md, "scale_offset"). ``offset`` and ``scale`` are numbers or JSON scalar strings
-    of the array's type; an omitted one is not applied. ``spec_json`` is the metadata as read.
+    (semantics.md, "scale_offset"); a drop-in for zarr-python's
+    ``zarr.codecs.scale_offset.ScaleOffset``.
+
+    ``offset`` (default 0) and ``scale`` (default 1) are numbers or JSON scalar strings of the
+    array's type, kept as given (zcast also takes numpy scalars, and None for "not given"). A
+    parameter that was not given is not written and not applied (R21); unlike zarr's, an explicit
+    ``offset=0`` is written, because ``-0.0 + 0`` decodes to +0.0. ``spec_json`` is the canonical
+    metadata the core runs; two codecs are equal when it is.
     """
 
     is_fixed_size = True
-    spec_json: str
+    offset: Any
+    scale: Any
+    spec_json: str = field(repr=False)
 
-    def __init__(self, *, offset: Any = None, scale: Any = None) -> None:
-        config = []
-        if offset is not None:
-            config.append(f'"offset":{_api.json_scalar(offset)}')
-        if scale is not None:
-            config.append(f'"scale":{_api.json_scalar(scale)}')
-        text = '{"name":"scale_offset","configuration":{' + ",".join(config) + "}}"
+    def __init__(self, *, offset: object = _compat.DEFAULT_OFFSET,
+                 scale: object = _compat.DEFAULT_SCALE) -> None:
+        given = {}
+        for name, value, default in (("offset", offset, 0), ("scale", scale, 1)):
+            if value is None or isinstance(value, _compat.Default):
+                value = default
+            elif not isinstance(value, (int, float, str, np.integer, np.floating)):
+                raise MetadataTypeError(
+                    f"{name} must be a number or string, got {type(value).__name__}: "
+                    f"{brief(repr(value))} is not a JSON scalar (R13)")
+            else:
+                given[name] = value
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_given", tuple(given))
+        text = _compat.metadata_json(self.to_dict(), "scale_offset configuration")
         object.__setattr__(self, "spec_json", _parse_scale_offset(text).to_json())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ScaleOffset:
-        return _from_spec(cls, _parse_scale_offset(json.dumps(data, allow_nan=False)))
+        # The strict C++ parser first (R13, R21), then, as zarr does, __init__.
+        _parse_scale_offset(_compat.metadata_json(data, "scale_offset metadata"))
+        return cls(**(data.get("configuration") or {}))
 
     def to_dict(self) -> dict[str, Any]:
-        return json.loads(self.spec_json)
+        config = {}
+        if "offset" in self._given:
+            config["offset"] = _compat.jsonable(self.offset)
+        if "scale" in self._given and not _is_one(self.scale):
+            config["scale"] = _compat.jsonable(self.scale)
+        if not config:
+            return {"name": "scale_offset"}
+        return {"name": "scale_offset", "configuration": config}
 
-    @property
-    def offset(self) -> Any:
-        return (self.to_dict().get("configuration") or {}).get("offset")
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ScaleOffset):
+            return NotImplemented
+        return self.spec_json == other.spec_json
 
-    @property
-    def scale(self) -> Any:
-        return (self.to_dict().get("configuration") or {}).get("scale")
+    def __hash__(self) -> int:
+        return hash(self.spec_json)
 
     def validate(self, *, shape: tuple[int, ...], dtype: Any, chunk_grid: Any) -> None:
-        _bind_scale_offset(self.spec_json, _dtypes.zarr_name(dtype), None)
+        try:
+            name = _dtypes.zarr_name(dtype)
+        except MetadataError as err:
+            raise MetadataError(
+                "scale_offset codec only supports integer and floating-point data types. "
+                f"Got {brief(str(dtype))}: {err}") from None
+        try:
+            _bind_scale_offset(self.spec_json, name, None)
+        except MetadataError as err:
+            phrase = _compat.scale_offset_metadata_phrase(str(err), self.offset, self.scale, name)
+            raise MetadataError(_compat.with_phrase(phrase, str(err))) from None
 
     def resolve_metadata(self, chunk_spec: ArraySpec) -> ArraySpec:
         _, fill = _resolve_scale_offset(self.spec_json, chunk_spec.dtype,
                                         _fill_bytes(chunk_spec.fill_value, chunk_spec.dtype))
         return replace(chunk_spec, fill_value=fill)
 
-    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
+    def compute_encoded_size(self, input_byte_length: int, _chunk_spec: ArraySpec) -> int:
         return input_byte_length
 
     def _run(self, chunk_array: NDBuffer, chunk_spec: ArraySpec, direction: str) -> NDBuffer:
@@ -252,24 +384,29 @@ class ScaleOffset(ArrayArrayCodec):
                                          _fill_bytes(chunk_spec.fill_value, chunk_spec.dtype))
         src = np.asarray(chunk_array.as_ndarray_like())
         out = np.empty(src.shape, dtype=chunk_spec.dtype.to_native_dtype())
-        try:
-            _api.run(getattr(codec, direction), src, out)
-        except CastError as err:
-            raise CastError(f"scale_offset {direction}, chunk of shape {src.shape}: {err}",
-                            index=err.index) from None
+        name = _dtypes.zarr_name(chunk_spec.dtype)
+        _run_in_chunk(getattr(codec, direction), src, out, f"scale_offset {direction}",
+                      lambda m: _compat.scale_offset_element_phrase(m, self.scale, name))
         return chunk_array.__class__.from_ndarray_like(out)
-
-    def _encode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer | None:
-        return self._run(chunk_array, chunk_spec, "encode")
 
     def _decode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer:
         return self._run(chunk_array, chunk_spec, "decode")
 
-    async def _encode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer | None:
-        return self._encode_sync(chunk_array, chunk_spec)
-
     async def _decode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer:
-        return self._decode_sync(chunk_array, chunk_spec)
+        return await _off_loop(self._decode_sync, chunk_array, chunk_spec)
+
+    def _encode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> NDBuffer | None:
+        return self._run(chunk_array, chunk_spec, "encode")
+
+    async def _encode_single(self, chunk_array: NDBuffer, _chunk_spec: ArraySpec) -> NDBuffer | None:
+        return await _off_loop(self._encode_sync, chunk_array, _chunk_spec)
+
+
+def _is_one(value: Any) -> bool:
+    """Whether a scale is the number 1 (not a string, not True): zarr omits it, and x * 1 and
+    x / 1 are x exactly in every type, so omitting it keeps the meaning."""
+    return (isinstance(value, (int, float, np.integer, np.floating))
+            and not isinstance(value, (bool, np.bool_)) and value == 1)
 
 
 @functools.lru_cache(maxsize=64)
