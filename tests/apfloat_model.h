@@ -1,4 +1,4 @@
-// Oracle 1 of tests/oracle_test.cc and conformance/verify.cc: the cast_value procedure computed
+// Oracle 1 of oracle_test.cc and conformance/tools/verify.cc: the cast_value procedure computed
 // with LLVM APFloat (llvm-19), independently of zcast's engine. Sources are converted exactly
 // into IEEE quad, then rounded into the target with APFloat's own convert / roundToIntegral in
 // the requested mode. APFloat follows IEEE 754 overflow (directed modes give +-max, fnuz formats

@@ -1,8 +1,8 @@
 // zcast_conformance_generate: writes the conformance vectors (conformance/README.md), or with
 // --check compares a directory with what it would write, byte for byte.
 //
-//   zcast_conformance_generate DIR          (re)write DIR/**/*.jsonl
-//   zcast_conformance_generate --check DIR  exit 1 naming the first difference, 0 if identical
+//   zcast_conformance_generate conformance/vectors          (re)write its **/*.jsonl
+//   zcast_conformance_generate --check conformance/vectors  exit 1 naming the first difference
 //
 // Everything is deterministic: fixed iteration order, seeded std::mt19937_64 raw output (the
 // standard fixes its sequence; no distribution objects, whose results are implementation-defined)
@@ -169,10 +169,18 @@ int main(int argc, char** argv) {
   using zcast_conformance::Files;
   bool check = argc == 3 && std::string(argv[1]) == "--check";
   if (argc != 2 && !check) {
-    std::cerr << "usage: zcast_conformance_generate [--check] DIR\n";
+    std::cerr << "usage: zcast_conformance_generate [--check] DIR   (DIR: conformance/vectors)\n";
     return 2;
   }
   fs::path dir = argv[argc - 1];
+  // The vectors sit in conformance/vectors/, beside the tools: writing into conformance/ itself
+  // would leave a second, stray copy that every recursive reader then loads twice.
+  if (fs::is_directory(dir / "vectors")) {
+    std::cerr << "zcast_conformance_generate: " << dir.string() << " holds vectors/; the vectors "
+              << "are written there: zcast_conformance_generate " << (check ? "--check " : "")
+              << (dir / "vectors").string() << "\n";
+    return 2;
+  }
   Files files;
   zcast_conformance::GenerateCastFamilies(files);
   zcast_conformance::GenerateNamedFamilies(files);

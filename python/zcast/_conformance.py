@@ -3,7 +3,7 @@ implementation (conformance/README.md for the format, docs/conformance.md for th
 
     zcast conformance                       zcast alone
     zcast conformance --impl all            zcast, zarr-python, cast-value, cast-value-rs
-    zcast conformance --impl zarr-python --vectors conformance --json
+    zcast conformance --impl zarr-python --vectors conformance/vectors --json
 
 Implementations:
 
@@ -21,7 +21,8 @@ so for them a cast failure passes when the case expects one at any index; zcast 
 the index.
 
 The vectors are found in --vectors DIR, else in the installed package (``zcast/conformance``,
-package data), else in the source checkout's ``conformance/``.
+package data, the files of the checkout's ``conformance/vectors/``), else in the source checkout's
+``conformance/vectors/``.
 """
 
 from __future__ import annotations
@@ -99,11 +100,12 @@ def _plain(value: Any) -> Any:
 
 def default_vectors() -> Path:
     here = Path(__file__).resolve().parent
-    for cand in (here / "conformance", here.parents[1] / "conformance"):
-        if (cand / "README.md").is_file():
+    for cand in (here / "conformance", here.parents[1] / "conformance" / "vectors"):
+        if (cand / "named.jsonl").is_file():
             return cand
     raise FileNotFoundError("no conformance vectors: not in the installed package "
-                            f"({here / 'conformance'}) nor in a checkout; pass --vectors DIR")
+                            f"({here / 'conformance'}) nor in a checkout's conformance/vectors; "
+                            "pass --vectors DIR")
 
 
 def load(paths: list[Path]) -> list[Case]:
