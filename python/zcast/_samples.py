@@ -27,8 +27,10 @@ Pixel values are DN integers 1..65535 decoded in float32 exactly as zarr-python 
 (``float32(DN) / 10000 + float32(-0.1)``): values on the 1e-4 reflectance grid, so that writing
 them back gives the same DN. No data (NaN): a swath-edge corner large enough to cover inner chunk
 (0, 0) of every band (zarr therefore never writes that inner chunk: a reader must produce the fill
-value for it), and a dead detector column. Each band carries the attributes real products carry
-(``_FillValue: "NaN"``) and ``dimension_names`` ``["y", "x"]``. The x and y coordinate arrays
+value for it), and a dead detector column. Each band carries ``dimension_names`` ``["y", "x"]``
+and the ``_FillValue`` attribute real products carry, in the form xarray writes (and requires
+when it reads) for a float array of a Zarr v3 store: the base64 of the value as a little-endian
+float64 (xarray's ``FillValueCoder``; NaN is ``"AAAAAAAA+H8="``), see :func:`xarray_fill_value`. The x and y coordinate arrays
 (int64, chunked, zstd, not sharded) exercise a reader's unsharded path.
 
 Deterministic: the same seed and size give the same bytes. Run it with ``zcast sample-eopf DIR
@@ -37,6 +39,7 @@ Deterministic: the same seed and size give the same bytes. Run it with ``zcast s
 
 from __future__ import annotations
 
+import base64
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +100,14 @@ _SPECTRA = {
     865: (0.012, 0.410, 0.270, 0.69), 945: (0.008, 0.250, 0.200, 0.40),
     1610: (0.005, 0.180, 0.330, 0.45),
 }
+
+
+def xarray_fill_value(value: float) -> str:
+    """A float ``_FillValue`` attribute as xarray writes it into a Zarr v3 array's attributes:
+    the standard base64 of the little-endian float64 (xarray.backends.zarr.FillValueCoder). xarray
+    decodes the attribute that way on reading and fails on a plain number or ``"NaN"``
+    (``binascii.Error: Incorrect padding``; xarray issue 11332)."""
+    return base64.standard_b64encode(struct.pack("<d", float(value))).decode("ascii")
 
 
 def grid(resolution: str, size: str = "small") -> tuple[tuple[int, int], tuple[int, int],
@@ -252,7 +263,7 @@ def write_eopf_sample(root: str | Path, size: str = "small", seed: int = SEED) -
                 band.path, shape=shape, chunks=shard, dtype="float32", fill_value=np.nan,
                 serializer=sharding(inner), filters=None, compressors=None,
                 config={"write_empty_chunks": False},
-                dimension_names=["y", "x"], attributes={"_FillValue": "NaN"})
+                dimension_names=["y", "x"], attributes={"_FillValue": xarray_fill_value(np.nan)})
             a[...] = band_data(band, size, seed)
 
 

@@ -192,7 +192,9 @@ def cast_value_element_phrase(message: str) -> str | None:
 
 def scale_offset_metadata_phrase(message: str, offset: Any, scale: Any, array_type: str) -> str | None:
     """zarr's phrase for the scale_offset metadata failure the core's ``message`` reports."""
-    if "\"scale\"" in message and " is zero as a " in message:
+    if "\"scale\"" in message and (" is zero as a " in message or _zero_string(scale)):
+        # A decimal string such as "0.0" is zero to zarr; to the spec it is no JSON scalar of a
+        # number type at all (zcast's detail says which).
         return "scale_offset scale must be non-zero"
     for name, value in (("offset", offset), ("scale", scale)):
         if f"\"{name}\"" not in message:
@@ -204,6 +206,13 @@ def scale_offset_metadata_phrase(message: str, offset: Any, scale: Any, array_ty
             return (f"scale_offset {name} value {brief(repr(value))} is not a finite value of "
                     f"dtype {numpy_name(array_type)}")
     return None
+
+
+def _zero_string(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and float(value) == 0
+    except ValueError:
+        return False
 
 
 def scale_offset_element_phrase(message: str, scale: Any, array_type: str) -> str | None:
