@@ -57,3 +57,30 @@ def test_cli_info():
     assert lines[1] == "SIMD target: baseline (capped by ZCAST_SIMD_TARGET=baseline)"
     assert lines[2] == "compiled targets: " + " ".join(zcast.simd_targets())
     assert lines[3] == "supported targets: " + " ".join(zcast.simd_targets(supported=True))
+
+
+def cli_info_line(cap: str) -> tuple[str, str]:
+    """`zcast info`'s SIMD target line and its stderr, under ZCAST_SIMD_TARGET=cap."""
+    proc = subprocess.run([sys.executable, "-m", "zcast", "info"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "ZCAST_SIMD_TARGET": cap})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()[1], proc.stderr
+
+
+def test_cli_info_unknown_cap_says_it_is_ignored():
+    line, err = cli_info_line("bogus")
+    best = zcast.simd_targets(supported=True)[-1]
+    assert line == (f"SIMD target: {best} (ZCAST_SIMD_TARGET=bogus ignored: no compiled target "
+                    "has that name)")
+    assert "capped" not in line
+    assert "ZCAST_SIMD_TARGET=bogus names no compiled target" in err
+
+
+def test_cli_info_cap_at_or_above_the_best_does_not_claim_to_cap():
+    compiled, supported = zcast.simd_targets(), zcast.simd_targets(supported=True)
+    best = supported[-1]
+    above = [t for t in compiled if compiled.index(t) >= compiled.index(best)]
+    for name in above:  # the best itself, and any compiled target this CPU lacks above it
+        line, _ = cli_info_line(name.lower())
+        assert line == (f"SIMD target: {best} (the best this CPU supports; "
+                        f"ZCAST_SIMD_TARGET={name.lower()} does not lower it)")

@@ -17,7 +17,7 @@ from zcast._errors import CastError, MetadataError
 from zcast import _zcast
 from zcast._dtypes import DATA_TYPES, numpy_dtype, zarr_name
 from zcast._api import cast_array, cast_array_into, codec_json, set_num_threads
-from zcast._chain import Chain, ChainStep
+from zcast._chain import Chain, ChainStep, ShardedChainWarning
 from zcast._info import simd_target, simd_targets
 from zcast._advise import advise
 
@@ -31,6 +31,7 @@ __all__ = [
     "Chain",
     "ChainStep",
     "MetadataError",
+    "ShardedChainWarning",
     "advise",
     "cast_array",
     "cast_array_into",

@@ -2,10 +2,15 @@
 
     >>> chain = zcast.Chain.from_array_metadata(open("b04/zarr.json").read())
     >>> chain.data_type, chain.encoded_data_type, chain.encoded_fill_value_json
-    ('float64', 'uint16', 0)
+    ('float32', 'uint16', 0)
     >>> chain.first_unowned_codec           # what the reader undoes before decode: bytes, gzip...
     'bytes'
     >>> reflectance = chain.decode(np.frombuffer(raw_chunk, "<u2"))
+
+A sharded array (``sharding_indexed`` first, as in EOPF products) leaves every codec to the
+shard reader: that chain owns nothing, says so with a ShardedChainWarning, and names the inner
+codecs in ``inner_codecs``; ``Chain.from_codecs(chain.inner_codecs, chain.data_type, fill)`` is
+the chain of the inner chunks.
 
 The chain owns the leading run of ``scale_offset``, ``cast_value`` and the legacy
 ``numcodecs.fixedscaleoffset`` (read as ``[scale_offset, cast_value{out_of_range: "wrap"}]``)
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +36,29 @@ from zcast._errors import CastError, MetadataError
 
 #: The codec names a chain owns (when they lead the codec list).
 OWNED_CODECS = ("scale_offset", "cast_value", "numcodecs.fixedscaleoffset")
+
+
+class ShardedChainWarning(UserWarning):
+    """Chain.from_array_metadata owns no codec of a sharded array whose shards' inner codecs begin
+    with codecs it could own (an EOPF band: ``sharding_indexed`` holding scale_offset +
+    cast_value). Such a chain decodes nothing: the chain of the inner chunks is
+    ``Chain.from_codecs(inner_codecs, data_type, fill_value)``, named by the warning and by
+    :attr:`Chain.inner_codecs`."""
+
+
+def _inner_codecs(codecs: Any) -> list[Any] | None:
+    """The inner codecs of a leading sharding_indexed whose own list starts with an owned codec,
+    else None."""
+    if not isinstance(codecs, list) or not codecs or not isinstance(codecs[0], dict):
+        return None
+    first = codecs[0]
+    if first.get("name") != "sharding_indexed":
+        return None
+    inner = (first.get("configuration") or {}).get("codecs")
+    if not isinstance(inner, list) or not inner:
+        return None
+    name = inner[0] if isinstance(inner[0], str) else (inner[0] or {}).get("name")
+    return inner if name in OWNED_CODECS else None
 
 
 @dataclass(frozen=True)
@@ -62,11 +91,12 @@ class Chain:
     list, e.g. the inner codecs of ``sharding_indexed``). Immutable and thread-safe.
     """
 
-    __slots__ = ("_core", "_steps")
+    __slots__ = ("_core", "_steps", "_inner")
 
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: Any, inner: list[Any] | None = None) -> None:
         # Private: use the from_* constructors.
         self._core = core
+        self._inner = inner
         steps = []
         for step in core.steps:
             # zcast._json keeps numbers the core read exactly (1e400, 5000 digits) as lexemes.
@@ -96,7 +126,20 @@ class Chain:
                     f"{path}: no such zarr.json or array directory (Chain.from_array_metadata "
                     f"takes a dict, JSON text starting with '{{', or a path)")
             zarr_json = file.read_bytes()
-        return cls(_zcast.Chain.from_array_metadata(_json_text(zarr_json, "zarr.json")))
+        text = _json_text(zarr_json, "zarr.json")
+        core = _zcast.Chain.from_array_metadata(text)
+        inner = None
+        if core.first_unowned_index == 0 and core.first_unowned_name == "sharding_indexed":
+            inner = _inner_codecs(_json.loads(text).get("codecs"))
+        if inner is not None:
+            names = ", ".join(c if isinstance(c, str) else str(c.get("name")) for c in inner
+                              if (c if isinstance(c, str) else c.get("name")) in OWNED_CODECS)
+            warnings.warn(ShardedChainWarning(
+                f"this chain owns no codec: the array's {names} sit inside sharding_indexed, so "
+                f"it decodes nothing; for the shards' inner chunks use Chain.from_codecs("
+                f"chain.inner_codecs, chain.data_type, fill_value) (zarr.json "
+                f"codecs[0].configuration.codecs)"), stacklevel=2)
+        return cls(core, inner)
 
     @classmethod
     def from_codecs(cls, codecs: str | Sequence[Any], data_type: Any,
@@ -155,6 +198,13 @@ class Chain:
         """The name of the first codec the chain does not own (``"bytes"``, ``"transpose"``,
         ``"sharding_indexed"``, ...), None when it owns them all."""
         return self._core.first_unowned_name or None
+
+    @property
+    def inner_codecs(self) -> list[Any] | None:
+        """For a chain that owns nothing because the array's first codec is sharding_indexed
+        whose inner codecs begin with scale_offset / cast_value: those inner codecs (the list to
+        give :meth:`from_codecs`), with a ShardedChainWarning at construction. Else None."""
+        return self._inner
 
     @property
     def remaining_codecs(self) -> list[Any]:

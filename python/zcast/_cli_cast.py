@@ -23,7 +23,8 @@ import numpy as np
 
 import zcast
 from zcast import _dtypes
-from zcast._cli_common import CliError, _add_cast_options, _human
+from zcast._cli_common import CliError, _add_cast_options, _human, nan_map_hint, plural
+from zcast._errors import CastError
 
 
 def _read_input(path: Path, from_type: str | None) -> np.ndarray:
@@ -46,9 +47,11 @@ def _read_input(path: Path, from_type: str | None) -> np.ndarray:
     dtype = _dtypes.requested_dtype(from_type)
     size = path.stat().st_size
     if size % dtype.itemsize:
-        raise CliError(f"{path} has {size} bytes, not a whole number of {from_type} elements "
-                       f"({dtype.itemsize} bytes each): {size // dtype.itemsize} elements and "
-                       f"{size % dtype.itemsize} bytes left over")
+        raise CliError(f"{path} has {plural(size, 'byte')}, not a whole number of {from_type} "
+                       f"elements "
+                       f"({dtype.itemsize} bytes each): "
+                       f"{plural(size // dtype.itemsize, 'element')} and "
+                       f"{plural(size % dtype.itemsize, 'byte')} left over")
     return np.fromfile(path, dtype=dtype)
 
 
@@ -69,8 +72,14 @@ def cmd_cast(args: argparse.Namespace) -> int:
     src_path, dst_path = Path(args.input), Path(args.output)
     data = _read_input(src_path, args.from_type)
     t0 = time.perf_counter()
-    out = zcast.cast_array(data, args.to_type, rounding=args.rounding,
-                           out_of_range=args.out_of_range, scalar_map=args.maps or None)
+    try:
+        out = zcast.cast_array(data, args.to_type, rounding=args.rounding,
+                               out_of_range=args.out_of_range, scalar_map=args.maps or None)
+    except CastError as err:
+        hint = nan_map_hint(str(err), args.to_type, args.maps)
+        if not hint:
+            raise
+        raise CastError(f"{err}{hint}", index=err.index) from None
     dt = time.perf_counter() - t0
     if dst_path.suffix == ".npy":
         save_npy(dst_path, out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,44 @@ OUT_OF_RANGE = ["clamp", "wrap"]
 
 class CliError(Exception):
     """A failure to report as one line on stderr with exit status 1."""
+
+
+def plural(n: int, word: str) -> str:
+    """``1 element``, ``2 elements``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def nan_map_hint(message: str, data_type: str, maps: Sequence[tuple[Any, Any]]) -> str:
+    """For a failure about NaN (an element, or a NaN fill value that must read back, R9) into a
+    type without NaN and no --map NaN=...: the option that stores NaN, with a value to try (the
+    type's largest value for an unsigned type, its smallest for a signed one); else ""."""
+    if "NaN" not in message or any(str(k) == "NaN" for k, _ in maps):
+        return ""
+    from zcast import _dtypes
+
+    try:
+        name = _dtypes.zarr_name(_dtypes.requested_dtype(data_type))
+    except Exception:  # noqa: BLE001 - an unknown type is reported by the failure itself
+        return ""
+    if not _dtypes.is_integer(name):
+        return ("; to store NaN, map it to a value valid data does not reach: --map NaN=V "
+                "(read back as NaN)")
+    bits = int(re.search(r"\d+", name).group())
+    value = 2**bits - 1 if name.startswith("u") else -(2 ** (bits - 1))
+    return (f"; to store NaN, map it to a {name} value valid data does not reach: "
+            f"--map NaN={value} (read back as NaN)")
+
+
+def describe_os_error(err: OSError) -> str:
+    """An OSError in words, naming its file(s): ``in.bin: no such file or directory`` rather
+    than Python's ``[Errno 2] No such file or directory: 'in.bin'``."""
+    what = (err.strerror or str(err)).rstrip(".")
+    what = what[:1].lower() + what[1:]
+    if err.filename is not None and err.filename2 is not None:
+        return f"{os.fsdecode(err.filename)} -> {os.fsdecode(err.filename2)}: {what}"
+    if err.filename is not None:
+        return f"{os.fsdecode(err.filename)}: {what}"
+    return what
 
 
 def _parse_scalar(text: str) -> Any:

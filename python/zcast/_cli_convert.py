@@ -37,6 +37,7 @@ from typing import Any
 import zcast
 from zcast._chain import OWNED_CODECS
 from zcast._cli_common import (CliError, _add_cast_options, _codec_name, _error_stats, _human,
+                               describe_os_error, nan_map_hint,
                                _is_numeric, _merge_stats, _parse_pair, _parse_scalar, _rms,
                                _stored_bytes)
 from zcast._cli_convert_checks import RegionChecker, locate
@@ -58,11 +59,17 @@ def _regions(shape: tuple[int, ...], block: tuple[int, ...]) -> list[tuple[slice
 
 
 def _progress(done: int, total: int, start: float) -> None:
-    if not sys.stderr.isatty() and done not in (total,) and done % max(1, total // 10):
+    """A bar redrawn in place on a terminal. Elsewhere (a log, a pipe) no carriage returns: a
+    plain line each time another tenth of the blocks is done, and only for a convert of ten
+    blocks or more, so that a log holds a few readable lines."""
+    elapsed = time.perf_counter() - start
+    if not sys.stderr.isatty():
+        if total >= 10 and done * 10 // total != (done - 1) * 10 // total:
+            sys.stderr.write(f"zcast convert: {done}/{total} blocks, {elapsed:.1f} s\n")
+            sys.stderr.flush()
         return
     width = 30
     filled = width * done // max(total, 1)
-    elapsed = time.perf_counter() - start
     sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} blocks "
                      f"{elapsed:.1f}s")
     if done == total:
@@ -111,8 +118,8 @@ def _copy_regions(src: Any, dst: Any, regions: list[tuple[slice, ...]], checker:
                 collisions["first"] = first
             _progress(done + 1, len(regions), start)
     except BaseException:
-        if done:
-            sys.stderr.write("\n")  # end the progress line before the error
+        if done and sys.stderr.isatty():
+            sys.stderr.write("\n")  # end the progress bar's line before the error
         raise
     finally:
         # On failure or a signal: no writes after this returns (the temporary is removed next).
@@ -204,7 +211,8 @@ def _open_source(zarr: Any, src_path: Path) -> Any:
     try:
         return zarr.open_array(zarr.storage.LocalStore(src_path, read_only=True), mode="r")
     except Exception as err:  # noqa: BLE001 - zarr raises several types; one line
-        raise CliError(f"cannot open {src_path} as a Zarr array: {err}") from None
+        what = describe_os_error(err) if isinstance(err, OSError) else str(err)
+        raise CliError(f"cannot open {src_path} as a Zarr array: {what}") from None
 
 
 def _new_filters(zz: Any, args: argparse.Namespace) -> list[Any]:
@@ -273,7 +281,9 @@ def _convert(zarr: Any, zz: Any, src_path: Path, dst_path: Path, args: argparse.
     except BaseException as err:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(err, (CliError, CastError, MetadataError, ValueError)):
-            raise CliError(f"conversion failed, nothing written to {dst_path}: {err}") from None
+            hint = nan_map_hint(str(err), args.data_type, args.maps)
+            raise CliError(f"conversion failed, nothing written to {dst_path}: {err}{hint}") \
+                from None
         raise  # Interrupted (reported by cmd_convert), OSError (by main), or a bug
     _report(src_path, dst_path, regions, new_filters, layout["replaced"], stats, collisions,
             checker, start)

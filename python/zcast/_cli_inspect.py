@@ -18,7 +18,7 @@ from typing import Any
 import zcast
 from zcast import _api, _json, _zcast
 from zcast._chain import OWNED_CODECS
-from zcast._cli_common import CliError, _codec_name
+from zcast._cli_common import CliError, _codec_name, describe_os_error
 from zcast._errors import MetadataError
 
 
@@ -173,7 +173,7 @@ def _read_metadata(path: Path) -> tuple[Path, str, dict[str, Any]]:
     try:
         text = meta_path.read_bytes().decode("utf-8")
     except OSError as err:
-        raise CliError(f"cannot read {meta_path}: {err}") from None
+        raise CliError(f"cannot read {describe_os_error(err)}") from None
     except UnicodeDecodeError as err:
         raise CliError(f"{meta_path} is not UTF-8 text: {err}") from None
     try:

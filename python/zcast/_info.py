@@ -24,12 +24,23 @@ def simd_targets(supported: bool = False) -> list[str]:
     return _zcast.simd_targets_supported() if supported else _zcast.simd_targets_compiled()
 
 
+def _cap_note(cap: str | None) -> str:
+    """What ZCAST_SIMD_TARGET did to the target in use, as the core applies it (case-insensitive
+    Highway names; a name that is no compiled target is ignored, with a warning from the core)."""
+    if not cap:
+        return ""
+    if cap.upper() not in (t.upper() for t in simd_targets()):
+        return f" (ZCAST_SIMD_TARGET={cap} ignored: no compiled target has that name)"
+    if simd_target() != simd_targets(supported=True)[-1]:
+        return f" (capped by ZCAST_SIMD_TARGET={cap})"
+    return f" (the best this CPU supports; ZCAST_SIMD_TARGET={cap} does not lower it)"
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     import zcast
 
-    cap = os.environ.get("ZCAST_SIMD_TARGET")
     print(f"zcast {zcast.__version__}")
-    print(f"SIMD target: {simd_target()}" + (f" (capped by ZCAST_SIMD_TARGET={cap})" if cap else ""))
+    print(f"SIMD target: {simd_target()}{_cap_note(os.environ.get('ZCAST_SIMD_TARGET'))}")
     print("compiled targets: " + " ".join(simd_targets()))
     print("supported targets: " + " ".join(simd_targets(supported=True)))
     return 0

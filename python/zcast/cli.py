@@ -27,7 +27,7 @@ import numpy as np
 
 import zcast
 from zcast import _cli_cast, _cli_convert, _cli_demo, _cli_inspect
-from zcast._cli_common import CliError, _table
+from zcast._cli_common import CliError, _table, describe_os_error
 from zcast._samples import SEED as _SAMPLE_SEED  # numpy only: zarr is imported when writing
 from zcast._errors import CastError, MetadataError
 
@@ -120,7 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"zcast {args.command}: invalid configuration: {err}", file=sys.stderr)
     except CliError as err:
         print(f"zcast {args.command}: {err}", file=sys.stderr)
-    except (OSError, ValueError) as err:
+    except OSError as err:
+        print(f"zcast {args.command}: {describe_os_error(err)}", file=sys.stderr)
+    except ValueError as err:
         print(f"zcast {args.command}: {err}", file=sys.stderr)
     return 1
 
