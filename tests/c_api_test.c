@@ -148,10 +148,21 @@ static void test_scale_offset_codec(void) {
   CHECK(zcast_codec_create("{\"name\":\"scale_offset\",\"configuration\":{\"factor\":2}}",
                            "\"float32\"", NULL, &codec) == ZCAST_INVALID_METADATA);
   CHECK(strstr(zcast_last_error(), "\"factor\"") != NULL);
-  /* Another name is still reported by the cast_value parser, as before. */
+  /* Another codec's name: the message names both codecs this call binds, and the chain. */
   CHECK(zcast_codec_create("{\"name\":\"bitround\",\"configuration\":{}}", "\"float32\"", NULL,
                            &codec) == ZCAST_INVALID_METADATA);
   CHECK(strstr(zcast_last_error(), "bitround") != NULL);
+  CHECK(zcast_codec_create("{\"name\":\"bytes\"}", "\"float32\"", NULL, &codec) ==
+        ZCAST_INVALID_METADATA);
+  CHECK(strstr(zcast_last_error(), "codec \"name\" must be \"cast_value\" or \"scale_offset\", "
+                                   "got \"bytes\"") != NULL);
+  CHECK(strstr(zcast_last_error(), "zcast_chain_create") != NULL);
+  /* A data type without its JSON quotes: the message shows the quoted form. */
+  CHECK(zcast_codec_create("{\"name\":\"cast_value\",\"configuration\":{\"data_type\":"
+                           "\"int16\"}}", "float32", NULL, &codec) == ZCAST_INVALID_METADATA);
+  CHECK(strstr(zcast_last_error(), "array data_type: invalid JSON at offset 0: invalid literal "
+                                   "float32") != NULL);
+  CHECK(strstr(zcast_last_error(), "quoted: \"float32\"") != NULL);
 }
 
 static const char* kReflectance =

@@ -60,13 +60,14 @@ zcast_status Guard(F&& body) {
   }
 }
 
-// True when the codec metadata is an object whose "name" is "scale_offset".
-bool IsScaleOffset(const char* codec_json) {
+// The "name" of codec metadata that is an object with a string name, else nullopt (malformed
+// metadata is then reported by the cast_value parser, which names what is wrong with it).
+std::optional<std::string> CodecName(const char* codec_json) {
   auto doc = zcast::internal::ParseJson(codec_json);
-  if (!doc.ok() || doc->type != zcast::internal::JsonValue::Type::kObject) return false;
+  if (!doc.ok() || doc->type != zcast::internal::JsonValue::Type::kObject) return std::nullopt;
   const auto* name = doc->Find("name");
-  return name && name->type == zcast::internal::JsonValue::Type::kString &&
-         name->text == "scale_offset";
+  if (!name || name->type != zcast::internal::JsonValue::Type::kString) return std::nullopt;
+  return name->text;
 }
 
 // The array's side of both create calls: its data type as JSON (R12) and its optional fill value.
@@ -122,8 +123,15 @@ zcast_status zcast_codec_create(const char* codec_json, const char* array_data_t
   return Guard([&]() -> zcast_status {
     auto array = ParseArrayArgs(array_data_type_json, fill_value_json);
     if (!array.ok()) return FromStatus(array.status());
-    // Dispatch on "name": scale_offset here; anything else goes to cast_value, whose parser
-    // reports a wrong name or malformed JSON as before.
+    // Dispatch on "name". Any other codec (bytes, a compressor, sharding) is the reader's: the
+    // message names both codecs this call binds and points at the chain, which takes them all.
+    std::optional<std::string> name = CodecName(codec_json);
+    if (name && *name != "cast_value" && *name != "scale_offset")
+      return Fail(ZCAST_INVALID_METADATA,
+                  "codec \"name\" must be \"cast_value\" or \"scale_offset\", got " +
+                      zcast::internal::BriefQuote(*name) +
+                      " (other codecs are the reader's; zcast_chain_create takes a whole "
+                      "zarr.json and reports the codecs it leaves)");
     auto bind = [&]<typename Spec, typename Codec>() -> zcast_status {
       auto spec = Spec::FromJson(codec_json);
       if (!spec.ok()) return FromStatus(spec.status());
@@ -134,7 +142,7 @@ zcast_status zcast_codec_create(const char* codec_json, const char* array_data_t
       *out = new zcast_codec{std::move(codec).value(), std::move(type_json)};
       return ZCAST_OK;
     };
-    if (IsScaleOffset(codec_json))
+    if (name == "scale_offset")
       return bind.template operator()<zcast::ScaleOffsetSpec, zcast::ScaleOffsetCodec>();
     return bind.template operator()<zcast::CastValueSpec, zcast::CastValueCodec>();
   });

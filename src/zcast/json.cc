@@ -61,12 +61,34 @@ class Parser {
       case 'n': return ParseLiteral("null", out, JsonValue::Type::kNull, false);
       default:
         if (c == '-' || (c >= '0' && c <= '9')) return ParseNumber(out);
+        if (!BareWord().empty()) return FailBareWord();
         return Fail(pos_, "unexpected character, expected a value");
     }
   }
 
+  // The run of letters, digits and '_' at pos_ that starts with a letter, e.g. float32 or NaN:
+  // a data type or a JSON scalar string written without its quotes, the usual slip when metadata
+  // is typed by hand into a C string.
+  std::string_view BareWord() const {
+    std::size_t end = pos_;
+    auto word_char = [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '_';
+    };
+    if (AtEnd() || !((Peek() >= 'a' && Peek() <= 'z') || (Peek() >= 'A' && Peek() <= 'Z')))
+      return {};
+    while (end < s_.size() && word_char(s_[end])) ++end;
+    return s_.substr(pos_, end - pos_);
+  }
+
+  bool FailBareWord() {
+    std::string word(BareWord().substr(0, 32));
+    return Fail(pos_, "invalid literal " + word + " (the literals are true, false and null; a " +
+                          "string such as a data type name is quoted: \"" + word + "\")");
+  }
+
   bool ParseLiteral(std::string_view word, JsonValue* out, JsonValue::Type type, bool b) {
-    if (s_.substr(pos_, word.size()) != word) return Fail(pos_, "invalid literal");
+    if (s_.substr(pos_, word.size()) != word) return FailBareWord();
     pos_ += word.size();
     out->type = type;
     out->boolean = b;

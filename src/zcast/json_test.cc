@@ -30,10 +30,26 @@ TEST(JsonTest, Literals) {
   JsonValue f = ParseOk(" \t\r\nfalse \n");
   EXPECT_EQ(f.type, JsonValue::Type::kBool);
   EXPECT_FALSE(f.boolean);
-  ExpectInvalid("nul", "invalid literal");
-  ExpectInvalid("True", "unexpected character");
-  ExpectInvalid("NaN", "unexpected character");
-  ExpectInvalid("Infinity", "unexpected character");
+  ExpectInvalid("nul", "invalid literal nul");
+  ExpectInvalid("True", "invalid literal True");
+  ExpectInvalid("NaN", "invalid literal NaN");
+  ExpectInvalid("Infinity", "invalid literal Infinity");
+  ExpectInvalid("@", "unexpected character, expected a value");
+}
+
+// A bare word is most often a string typed without its quotes (a data type passed to the C API
+// as float32 instead of "float32"): the message says how to write it.
+TEST(JsonTest, BareWordNamesItselfAndTheQuotedForm) {
+  Result<JsonValue> r = ParseJson("float32");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "invalid JSON at offset 0: invalid literal float32 (the literals are true, false and "
+            "null; a string such as a data type name is quoted: \"float32\")");
+  r = ParseJson("{\"data_type\": int16}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("offset 14: invalid literal int16 ("), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("quoted: \"int16\""), std::string::npos);
 }
 
 TEST(JsonTest, NumbersKeepTheirLexeme) {
