@@ -3,12 +3,14 @@
  *   zcast_read_chunk [--region R] [--threads N] [--timing] ARRAY_DIR OUT
  *       Writes the whole array (or the region R, e.g. 0:100,200:300 - one start:stop per
  *       dimension, ':' for all of it) to OUT: raw, native-endian, C order, the array's data type.
+ *       OUT '-' is standard output; any other OUT must be a regular file or not exist yet.
  *       Chunks and shards never written read as the fill value; edge chunks are cut to the
  *       array. --threads decodes that many chunks at once; --timing prints where the time went
  *       (it first writes the whole output buffer once, to time its page faults on their own).
  *   zcast_read_chunk ZARR_JSON CHUNK_FILE [OUT_FILE]
  *       One chunk as stored: prints a summary and its first values; with OUT_FILE, writes the
- *       whole chunk shape (a partial edge chunk is stored padded).
+ *       whole chunk shape (a partial edge chunk is stored padded). With OUT_FILE '-' the chunk
+ *       goes to standard output and the summary to standard error.
  *
  * Everything the array's metadata names is undone in order (reader.h lists the files): a shard's
  * index (its crc32c checked), the compressors (blosc, zstd, gzip), bytes (either endian), and the
@@ -28,11 +30,40 @@
 
 typedef unsigned long long ull;
 
-/* Writes `size` bytes to path atomically: path.tmp, then rename. 0 or -1 (message printed). */
-static int write_atomic(const char* path, const void* data, size_t size) {
+/* 0 if OUT can be written: '-', a path that does not exist yet, or a regular file; else -1 with
+ * a message. Checked before reading, and again by write_output. The atomic write replaces OUT
+ * by renaming a sibling over it, which on a device (/dev/stdout, /dev/null), a FIFO or a
+ * directory would replace the node itself instead of writing into it. */
+static int check_output(const char* path) {
+  struct stat st;
+  if (strcmp(path, "-") == 0) return 0;
+  if (stat(path, &st) != 0) {
+    if (errno == ENOENT) return 0;
+    fprintf(stderr, "%s: cannot write: %s\n", path, strerror(errno));
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fprintf(stderr, "%s: not a regular file (a %s); OUT is a regular file, or - for standard "
+            "output\n", path, S_ISDIR(st.st_mode) ? "directory" : S_ISCHR(st.st_mode) ||
+            S_ISBLK(st.st_mode) ? "device" : S_ISFIFO(st.st_mode) ? "pipe" : "special file");
+    return -1;
+  }
+  return 0;
+}
+
+/* Writes `size` bytes to OUT: to standard output for '-', else atomically (path.tmp, then rename)
+ * into a regular file. 0 or -1 (message printed). */
+static int write_output(const char* path, const void* data, size_t size) {
   char tmp[4200];
   FILE* f;
   int ok;
+  if (strcmp(path, "-") == 0) {
+    ok = fwrite(data, 1, size, stdout) == size;
+    if (fflush(stdout) != 0) ok = 0;
+    if (!ok) fprintf(stderr, "standard output: cannot write: %s\n", strerror(errno));
+    return ok ? 0 : -1;
+  }
+  if (check_output(path) != 0) return -1;
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   f = fopen(tmp, "wb");
   ok = f != NULL;
@@ -47,26 +78,26 @@ static int write_atomic(const char* path, const void* data, size_t size) {
   return 0;
 }
 
-/* Prints element p of a buffer of `type_json`: the common types as numbers (exactly: %.17g and
- * %.9g), the others as their raw bits in hex. */
-static void print_element(const char* type_json, const unsigned char* p, size_t size) {
-  if (strcmp(type_json, "\"float64\"") == 0) { double v; memcpy(&v, p, 8); printf("%.17g", v); }
-  else if (strcmp(type_json, "\"float32\"") == 0) { float v; memcpy(&v, p, 4); printf("%.9g", (double)v); }
-  else if (strcmp(type_json, "\"int8\"") == 0) { int8_t v; memcpy(&v, p, 1); printf("%d", v); }
-  else if (strcmp(type_json, "\"int16\"") == 0) { int16_t v; memcpy(&v, p, 2); printf("%d", v); }
-  else if (strcmp(type_json, "\"int32\"") == 0) { int32_t v; memcpy(&v, p, 4); printf("%ld", (long)v); }
-  else if (strcmp(type_json, "\"int64\"") == 0) { int64_t v; memcpy(&v, p, 8); printf("%lld", (long long)v); }
-  else if (strcmp(type_json, "\"uint8\"") == 0) { printf("%u", p[0]); }
-  else if (strcmp(type_json, "\"uint16\"") == 0) { uint16_t v; memcpy(&v, p, 2); printf("%u", v); }
-  else if (strcmp(type_json, "\"uint32\"") == 0) { uint32_t v; memcpy(&v, p, 4); printf("%lu", (unsigned long)v); }
-  else if (strcmp(type_json, "\"uint64\"") == 0) { uint64_t v; memcpy(&v, p, 8); printf("%llu", (ull)v); }
+/* Prints element p of a buffer of `type_json` to o: the common types as numbers (exactly: %.17g
+ * and %.9g), the others as their raw bits in hex. */
+static void print_element(FILE* o, const char* type_json, const unsigned char* p, size_t size) {
+  if (strcmp(type_json, "\"float64\"") == 0) { double v; memcpy(&v, p, 8); fprintf(o, "%.17g", v); }
+  else if (strcmp(type_json, "\"float32\"") == 0) { float v; memcpy(&v, p, 4); fprintf(o, "%.9g", (double)v); }
+  else if (strcmp(type_json, "\"int8\"") == 0) { int8_t v; memcpy(&v, p, 1); fprintf(o, "%d", v); }
+  else if (strcmp(type_json, "\"int16\"") == 0) { int16_t v; memcpy(&v, p, 2); fprintf(o, "%d", v); }
+  else if (strcmp(type_json, "\"int32\"") == 0) { int32_t v; memcpy(&v, p, 4); fprintf(o, "%ld", (long)v); }
+  else if (strcmp(type_json, "\"int64\"") == 0) { int64_t v; memcpy(&v, p, 8); fprintf(o, "%lld", (long long)v); }
+  else if (strcmp(type_json, "\"uint8\"") == 0) { fprintf(o, "%u", p[0]); }
+  else if (strcmp(type_json, "\"uint16\"") == 0) { uint16_t v; memcpy(&v, p, 2); fprintf(o, "%u", v); }
+  else if (strcmp(type_json, "\"uint32\"") == 0) { uint32_t v; memcpy(&v, p, 4); fprintf(o, "%lu", (unsigned long)v); }
+  else if (strcmp(type_json, "\"uint64\"") == 0) { uint64_t v; memcpy(&v, p, 8); fprintf(o, "%llu", (ull)v); }
   else {
     const uint16_t one = 1;
     unsigned char little;
     size_t k;
     memcpy(&little, &one, 1);
-    printf("0x");
-    for (k = size; k-- > 0;) printf("%02x", little ? p[k] : p[size - 1 - k]);
+    fprintf(o, "0x");
+    for (k = size; k-- > 0;) fprintf(o, "%02x", little ? p[k] : p[size - 1 - k]);
   }
 }
 
@@ -79,7 +110,9 @@ static int read_one_chunk(const char* meta_path, const char* chunk_path, const c
   unsigned char *chunk = NULL, *decoded = NULL;
   const rd_level* top = &a.top;
   const rd_level* leaf;
+  FILE* o = out_path && strcmp(out_path, "-") == 0 ? stderr : stdout;  /* the summary */
   int k, rc = 1;
+  if (out_path && check_output(out_path) != 0) return 1;
   if (rd_array_open(meta_path, &a, err) != 0) {
     fprintf(stderr, "%s\n", err);
     return 1;
@@ -98,19 +131,20 @@ static int read_one_chunk(const char* meta_path, const char* chunk_path, const c
   for (k = 0; k < leaf->n_compressors; ++k)
     used += (size_t)snprintf(compressors + used, sizeof compressors - used, "%s%s", k ? "+" : "",
                              rd_compressor_name(leaf->compressors[k]));
-  printf("array:   %s\n", top->dec_type);
-  printf("chunk:   %llu bytes stored, compressor %s%s\n", (ull)size, compressors,
-         top->inner ? " (inside sharding_indexed)" : "");
-  printf("stored:  %llu x %s (%s-endian), fill value %s, codec %llu is %s\n", (ull)n,
-         top->enc_type, top->big_endian ? "big" : "little",
-         zcast_chain_encoded_fill_value(top->chain), (ull)top->codec_index, top->codec_desc);
+  fprintf(o, "array:   %s\n", top->dec_type);
+  fprintf(o, "chunk:   %llu bytes stored, compressor %s%s\n", (ull)size, compressors,
+          top->inner ? " (inside sharding_indexed)" : "");
+  fprintf(o, "stored:  %llu x %s (%s-endian), fill value %s, codec %llu is %s\n", (ull)n,
+          top->enc_type, top->big_endian ? "big" : "little",
+          zcast_chain_encoded_fill_value(top->chain), (ull)top->codec_index, top->codec_desc);
   for (i = 0; i < n && i < 32; ++i) {
-    printf("[%llu] ", (ull)i);
-    print_element(top->dec_type, decoded + i * top->dec_size, top->dec_size);
-    printf("\n");
+    fprintf(o, "[%llu] ", (ull)i);
+    print_element(o, top->dec_type, decoded + i * top->dec_size, top->dec_size);
+    fprintf(o, "\n");
   }
-  if (n > 32) printf("... %llu more\n", (ull)(n - 32));
-  if (out_path && write_atomic(out_path, decoded, n * top->dec_size) != 0) goto done;
+  if (n > 32) fprintf(o, "... %llu more\n", (ull)(n - 32));
+  fflush(o);
+  if (out_path && write_output(out_path, decoded, n * top->dec_size) != 0) goto done;
   rc = 0;
 done:
   free(decoded);
@@ -153,7 +187,8 @@ static int touch(unsigned char* out, size_t size, double* seconds) {
 static int usage(const char* argv0) {
   fprintf(stderr,
           "usage: %s [--region START:STOP,...] [--threads N] [--timing] ARRAY_DIR OUT\n"
-          "       %s ZARR_JSON CHUNK_FILE [OUT_FILE]\n", argv0, argv0);
+          "       %s ZARR_JSON CHUNK_FILE [OUT_FILE]\n"
+          "OUT or OUT_FILE - writes to standard output.\n", argv0, argv0);
   return 2;
 }
 
@@ -191,6 +226,7 @@ int main(int argc, char** argv) {
     return read_one_chunk(positional[0], positional[1], n_pos == 3 ? positional[2] : NULL);
   }
 
+  if (check_output(positional[1]) != 0) return 1;
   t0 = rd_now();
   if (rd_array_open(positional[0], &a, err) != 0) {
     fprintf(stderr, "%s\n", err);
@@ -219,7 +255,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "%s\n", err);
   } else {
     t_read = rd_now();
-    rc = write_atomic(positional[1], out, elements * a.top.dec_size) == 0 ? 0 : 1;
+    rc = write_output(positional[1], out, elements * a.top.dec_size) == 0 ? 0 : 1;
     t_write = rd_now();
     if (timing && rc == 0) {
       double busy = timers.read + timers.decompress + timers.zcast + timers.other;
