@@ -14,9 +14,8 @@
 // measures the streaming speed against a copy ceiling). The inputs are values 0 .. 200 in steps of
 // 0.1 converted to the source type, all finite and in range for every destination with a range
 // of at least 200, so the common path is what runs. Only the source file's internal API is used
-// (zcast/kernels.h), which has not changed since the hand-written AVX2 kernels: the same file
-// builds against revision 1cbf992 to compare old and new kernels alone
-// (docs/performance-highway.md).
+// (zcast/kernels.h), which revision 1cbf992 (the earlier AVX2 kernels) has too: the same file
+// builds against it to compare old and new kernels alone.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

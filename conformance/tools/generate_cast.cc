@@ -51,7 +51,7 @@ std::optional<ExactValue> Exact(bool neg, u128 mag, int exp) {
   return v;
 }
 
-// The magnitudes that decide a cast into `dst` (issue 13): the target's smallest subnormal, min
+// The magnitudes that decide a cast into `dst` (conformance/README.md): the target's smallest subnormal, min
 // normal, max finite and their neighbours, the midpoints between adjacent target values there,
 // ties around 1, values just past the range, the integer powers where wide types lose precision.
 std::vector<std::pair<u128, int>> DecidingMagnitudes(DataType dst) {

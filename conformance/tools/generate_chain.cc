@@ -1,5 +1,5 @@
 // scale_offset in each of the 26 types, and scale_offset + cast_value chains including the real
-// Sentinel-2 L2A configuration (shared/docs/landscape.md): conformance/README.md, "scale_offset"
+// Sentinel-2 L2A configuration (the codecs of a published product's 10 m band): conformance/README.md, "scale_offset"
 // and "chain". The per-type scale_offset cases take their expected values from zcast; the
 // metadata and chain cases also state what the rules give (Must), the Sentinel-2 ones computed
 // here with the hardware's own float32 / float64 operations (one IEEE rounding per operation, the

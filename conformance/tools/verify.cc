@@ -1,5 +1,5 @@
 // zcast_conformance_verify: confirms the committed conformance vectors independently of zcast's
-// engine (issue 13, item 2). The vectors were computed by the exact engine; here every element of
+// engine. The vectors were computed by the exact engine; here every element of
 // every case whose codecs are a single cast_value without scalar_map (the cast/, decode/ and most
 // named/ cases) is recomputed from the .jsonl text by
 //   - LLVM APFloat (tests/apfloat_model.h) for the 24 targets it decides (all but float8_e3m4 and

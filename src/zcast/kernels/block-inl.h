@@ -1,5 +1,4 @@
-// The block architecture shared by every Highway kernel family (kept from the hand-written AVX2
-// kernels that came before): a kernel runs blocks of a fixed number of elements (kVecs vectors of
+// The block architecture shared by every Highway kernel family: a kernel runs blocks of a fixed number of elements (kVecs vectors of
 // 32-bit lanes: 4 x Lanes(d), so a multiple of every target's lane count, SVE's run-time one
 // included); one pass over a block computes the results and a mask of the lanes it *declines*
 // (NaN or Inf where the destination lacks them, out of range under unset, anything it cannot
@@ -17,14 +16,14 @@
 // false, Block (not inlined then) runs the block again from the start and overwrites it, which
 // the codecs allow because their buffers never overlap (zcast.hpp). The split keeps the hot loop
 // free of what only the rare path needs: with the masks, the source vectors and the resolver live
-// across the stores, GCC spilled them to the stack every block, and the stack stores queued
-// behind the streaming ones cost 15-35 % of the hand-written kernels' streaming speed (float16 ->
-// uint8: 15.7 against 23 GB/s with the same in-cache speed; docs/performance-highway.md).
+// across the stores, GCC spills them to the stack every block, and the stack stores queued
+// behind the streaming ones cost 15-35 % of the streaming speed (float16 -> uint8: 15.7 against
+// 23 GB/s with the same in-cache speed).
 // BlockKernel::Run calls FastBlock in a loop of its own (RunFastBlocks) on a copy of the
 // constants that nothing else sees: in Run's loop, where their address goes to the rare path,
-// GCC read the family's parameters from the stack and set its vector constants again in every
+// GCC reads the family's parameters from the stack and sets its vector constants again in every
 // block (stores through unsigned char* may alias them), about a sixth of a block's instructions
-// on SSE4, and the per-block choices (source, destination size) could not leave the loop.
+// on SSE4, and the per-block choices (source, destination size) cannot leave the loop.
 // Instead of FastBlock a family may provide FastRun(consts, in, out, blocks) -> the number of
 // whole blocks it converted, from the first, stopping at the first block FastBlock would refuse
 // (which it may have written partly: Block then runs it), prefetch included: its own loop, for a
@@ -121,10 +120,10 @@ using MU32 = hn::Mask<DU32>;
 // The union of two masks of byte lanes. Highway 1.0.3's Or(mask, mask) is svsel_b(a, a, b) on
 // SVE; on the SVE_256 target (whose all-lanes predicate is SV_ALL) GCC 12 folds that select of
 // byte compares into per-lane code over the 16 lanes of the smallest SVE vector, so lanes 16-31
-// were lost: int8-lanes-to-int missed every failing element there (found by the unit tests under
-// qemu at 256 bits, stop 26; a probe: with lane 20 set, Or(Ne(c, v), Ne(v, v)) came out empty,
-// Or(Ne(v, v), Ne(c, v)) and svorr_b_z right). ORR of predicates is the instruction meant, and
-// GCC keeps it.
+// are lost: int8-lanes-to-int would miss every failing element there (IntFamilies'
+// FailingElementInEveryPosition under qemu at 256 bits shows it; with lane 20 set,
+// Or(Ne(c, v), Ne(v, v)) comes out empty, Or(Ne(v, v), Ne(c, v)) and svorr_b_z right). ORR of
+// predicates is the instruction meant, and GCC keeps it.
 // Masks of wider lanes are not folded that way (their compares yield other predicate types):
 // the same test passes for them on SVE_256 with Highway's Or.
 template <class M>
@@ -329,10 +328,10 @@ inline constexpr bool kHasFastRun = requires(const typename Family::Consts& c, c
 // destination lines of the same elements (kPrefetchAhead * out_bytes / in_bytes ahead) with a
 // write hint. A widening cast writes 2-4 times the bytes it reads, and the stores' lines are then
 // fetched late, one read-for-ownership per line when the store reaches it: on an AMD EPYC (Zen 4)
-// uint8 -> float32 streamed at 0.85 of the copy ceiling, float8_e4m3 -> float32 at 0.73 (AVX2) /
-// 0.83 (AVX3_DL), float8_e4m3 -> float16 at 0.88 (AVX3_DL); with the destination prefetched,
-// 1.04-1.13 (3 interleaved rounds; docs/performance-highway.md, stop 16). Same-size and narrowing
-// pairs measured the same with and without it (within +-0.05), so they do not get it. The write
+// without it uint8 -> float32 streams at 0.85 of the copy ceiling, float8_e4m3 -> float32 at 0.73
+// (AVX2) / 0.83 (AVX3_DL), float8_e4m3 -> float16 at 0.88 (AVX3_DL); with the destination
+// prefetched, at 1.04-1.13 (3 interleaved rounds). Same-size and narrowing pairs run the same
+// with and without it (within +-0.05), so they do not get it. The write
 // hint is prefetcht0 on x86 (GCC emits prefetchw only with -mprfchw, which Highway's targets do
 // not enable; prefetchw measured the same) and PRFM PSTL1KEEP on aarch64.
 inline constexpr std::size_t kPrefetchAhead = 2048;
@@ -348,9 +347,9 @@ HWY_INLINE void PrefetchBlock(const unsigned char* in, std::size_t in_bytes, uns
 // bytes, for the loops of the common blocks: with a fixed-size vector the lines are prefetched by
 // a fixed number of instructions, bytes / kLines apart (at most 64: every line of the block,
 // some twice when the block is smaller than the bound). PrefetchBlock's loop, its count known only
-// at run time, took about 13 instructions per block: 0.4 of AVX2 float32 -> uint8's 2.26 per
-// element (the hand-written kernels, 1.9, did not prefetch; stop 12 measured the prefetch worth
-// 1.5-2x streaming, performance-highway-history.md). Scalable vectors keep the loop.
+// at run time, takes about 13 instructions per block: 0.4 of AVX2 float32 -> uint8's 2.26 per
+// element (the prefetch itself is worth 1.5-2x streaming, BlockKernel::Run). Scalable vectors
+// keep the loop.
 template <std::size_t kMaxIn, std::size_t kMaxOut>
 HWY_INLINE void PrefetchBlockUpTo(const unsigned char* in, std::size_t in_bytes, unsigned char* out,
                                   std::size_t out_bytes) {
@@ -401,14 +400,12 @@ class BlockKernel final : public Kernel {
         if (i + block > n) break;
       }
       // A software prefetch 2 KiB ahead, one per 64-byte line of the block, for every source
-      // size. The hand-written AVX2 kernels had it for 1- and 2-byte sources only (for wider ones
-      // it measured 5-25 % slower then); with these kernels it is the difference between
-      // streaming at the copy speed and well below it: 4- and 8-byte sources on SSE4 went from
-      // 0.23-0.80 to 0.59-1.20 of the ceiling, on AVX2 none is slower and float32 -> float8 went
-      // 0.75 -> 1.12 (bench/compare_builds.py, 3 interleaved rounds; also with both cores busy:
-      // docs/performance-highway-history.md, stop 12). One per line, not per block: a block of 64
-      // float16 (AVX-512) or of 128 bytes (int8 lanes) is two lines, and one prefetch per block
-      // left float16 -> uint8 at 0.73 of the ceiling on AVX3_DL against 0.93 on AVX2.
+      // size: it is the difference between streaming at the copy speed and well below it (4- and
+      // 8-byte sources on SSE4 at 0.59-1.20 of the ceiling with it, 0.23-0.80 without; on AVX2
+      // float32 -> float8 at 1.12 against 0.75, none slower; bench/compare_builds.py, 3
+      // interleaved rounds, also with both cores busy). One per line, not per block: a block of
+      // 64 float16 (AVX-512) or of 128 bytes (int8 lanes) is two lines, and one prefetch per block
+      // leaves float16 -> uint8 at 0.73 of the ceiling on AVX3_DL against 0.93 on AVX2.
       // Prefetches past the end never fault; the destination is prefetched too where it is wider.
       PrefetchBlock(src + i * ss, block * ss, dst + i * ds, block * ds);
       res.src = src + i * ss;
@@ -441,11 +438,8 @@ class BlockKernel final : public Kernel {
     const typename Family::Consts k = c;
     // No software prefetch where both elements are 8 bytes (float64 <-> int64/uint64, int64 ->
     // float64): two streams of 16 bytes per element, which the hardware prefetcher follows alone.
-    // With it, AVX2 float64 -> int64 clamp streamed at 0.92-0.97 of the hand-written kernel
-    // (which prefetched no source wider than 2 bytes), without it at 0.97-1.07; AVX3_DL 1.00-1.04
-    // of the build with it, SSE4 0.91-1.07 (compute-bound there); 5 and 3 interleaved rounds,
-    // docs/performance-highway-stops-17-20.md, stop 20. Stop 12 had seen AVX3_DL int64 -> float64 5-9 %
-    // slower with it.
+    // Without it these pairs stream 3-8 % faster on AVX2 and AVX3_DL (float64 -> int64 clamp,
+    // int64 -> float64; 5 and 3 interleaved rounds) and the same on SSE4, compute-bound there.
     const bool prefetch = !(in_step == 8 * Family::BlockElems() && out_step == in_step);
     // A family with MappedFastBlock<kMap> runs a scalar_map's common blocks through it, the kind
     // chosen here once per run (FastMapOf: the plan made at bind time).

@@ -67,8 +67,8 @@ struct LoadF16 {
 // work: the same scaling by 2^112 in three operations, float16's sign landing in float32's by the
 // sign-extending load, but without LoadF16's fix-up of exponent 31, so Inf and NaN come out as
 // finite values of magnitude 2^16 or more (no finite float16 reaches 65536): a block with such a
-// lane is redone by the full block, whose LoadF16 is exact. float16 -> uint8 on SSE4 was at 0.39
-// of the copy ceiling with LoadF16's eleven operations.
+// lane is redone by the full block, whose LoadF16 is exact. With LoadF16's eleven operations
+// float16 -> uint8 on SSE4 streams at 0.39 of the copy ceiling.
 HWY_INLINE VF32 LoadF16Finite(const unsigned char* p) {
   const DI32 di;
   const hn::Rebind<std::int16_t, DI32> d16;
@@ -130,8 +130,7 @@ HWY_INLINE VI32 CvtPsToInt32(VF32 x) {
 // range (other lanes: any value, which the caller declines or replaces). On x86, vcvtps2dq alone
 // for the IEEE modes, rounding in the run's MXCSR mode (the converter's kFpRounding must be
 // FpRoundingOf(R)), without the overflow fix-up of Highway's ConvertTo/NearestInt (4 more
-// instructions per vector, the gap that put float32 -> uint8 at 0.73-0.83 of the hand-written
-// kernel). Nearest-away is the truncating vcvttps2dq of x + sign(x) * pred(0.5), the sum rounded
+// instructions per vector, which cost float32 -> uint8 a fifth of its streaming speed). Nearest-away is the truncating vcvttps2dq of x + sign(x) * pred(0.5), the sum rounded
 // to nearest-even (the mode of nearest-away runs): a fraction >= 0.5 sums to at least
 // trunc(x) + 1 - 2^-25, which rounds up to trunc(x) + 1 (at 0.5, 1 - 2^-25 is a tie that goes to
 // the even 1.0; higher, the spacing is coarser); a smaller fraction stays below trunc(x) + 1 by
@@ -215,8 +214,8 @@ struct LoadI32Odd {
 // becomes +-2^24, which is out of range in every mode for the converters that take this path:
 // every finite value of their destinations is below 2^16. So that block fails the converter's
 // test and is redone by the full block, whose LoadI32Odd is exact. This loader takes three
-// operations, LoadI32Odd about twelve: int32 -> float16 on SSE4 was at 0.49 of the copy ceiling
-// (docs/performance-highway.md).
+// operations, LoadI32Odd about twelve (with which int32 -> float16 on SSE4 streams at 0.49 of
+// the copy ceiling).
 struct LoadI32Clamped {
   static constexpr std::size_t kSize = 4;
   static HWY_INLINE VF32 Load(const unsigned char* p) {
@@ -356,8 +355,8 @@ struct FloatLanes {
       *x3 = LoadFloatLanes(c.src, in + 3 * n);
     } else {
       // Through locals of their own: with x0..x3's addresses passed out of line, the float32,
-      // float16 and bfloat16 lanes went through the stack too (float32 -> e8m0 on AVX2: 3.39
-      // instructions per element against 2.31 in the hand-written kernel).
+      // float16 and bfloat16 lanes go through the stack too (float32 -> e8m0 on AVX2: 3.39
+      // instructions per element that way).
       VF32 w0, w1, w2, w3;
       LoadWideBlock(c.src, c.f8, in, n, &w0, &w1, &w2, &w3);
       *x0 = w0, *x1 = w1, *x2 = w2, *x3 = w3;
@@ -395,8 +394,7 @@ struct FloatLanes {
   // block-inl.h's generic one: the step is derived from the source here, so that when GCC (-O3)
   // takes the choice of the source out of the loop the prefetch loop has a constant count too,
   // and the scalar_map test is made once. AVX2 float32 -> uint8 clamp: about 2.2 instructions per
-  // element against 2.4 through the generic loop (whole-program callgrind counts; hand-written
-  // kernel: 1.9).
+  // element against 2.4 through the generic loop (whole-program callgrind counts).
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
     if (c.fast_map.kind == FastMapKind::kNaN) return MappedRun<FastMapKind::kNaN>(c, in, out, blocks);
@@ -490,7 +488,7 @@ HWY_INLINE std::size_t RunCommonBlocks(const typename Store::Params& p, std::siz
 // the lanes loaded inline (int32 clamped: LoadI32Clamped), stored by Store::FastStoreIntegral (or
 // FastStore). Store is the part of the converter that depends on the rounding mode alone
 // (Conv::IntStore), so there are five of these per target, not one per converter: with one per
-// converter the clang ASan build of float_to_narrow.cc took 12 minutes instead of 7.
+// converter the clang ASan build of float_to_narrow.cc takes 12 minutes instead of 7.
 template <class Store>
 HWY_NOINLINE std::size_t IntSourceRun(const typename Store::Params& params, FloatSource src, std::size_t dst_size,
                                       const unsigned char* in, unsigned char* out, std::size_t blocks) {

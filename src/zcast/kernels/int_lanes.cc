@@ -57,7 +57,7 @@ struct IntLanes {
 
   // The common block (block-inl.h): no scalar_map, no lane declined. In BlockKernel::Run's loop,
   // with the map tested per vector and the constants reloaded from the stack every block, float8_e4m3
-  // -> float32 took 4.24 instructions per element on AVX2 against the hand-written kernel's 2.75.
+  // -> float32 takes 4.24 instructions per element on AVX2, in this one 3.16.
   static HWY_INLINE bool FastBlock(const Consts& c, const unsigned char* in, unsigned char* out) {
     if (c.map_n) return false;
     const DU32 du;
