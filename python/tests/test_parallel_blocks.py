@@ -46,7 +46,19 @@ def run(fn, nthreads: int = 2, n: int = N) -> np.ndarray:
 
 
 def test_every_element_once_and_the_caller_takes_part():
-    rec = Recorder()
+    # A worker's blocks wait (10 s at most) until the caller has taken one, so that on a loaded
+    # machine a worker that starts first cannot take every block before the caller runs: the
+    # caller takes part whenever it can, and with fixed halves handed to two workers it never did.
+    caller = threading.get_ident()
+    caller_took_one = threading.Event()
+
+    def on_call(first: int, count: int) -> None:
+        if threading.get_ident() == caller:
+            caller_took_one.set()
+        else:
+            caller_took_one.wait(10)
+
+    rec = Recorder(on_call)
     dst = run(rec)
     np.testing.assert_array_equal(dst, np.arange(N, dtype=np.uint32).astype(np.uint16))
     spans = sorted((first, count) for _, first, count in rec.calls)
