@@ -143,7 +143,9 @@ TEST(JsonTest, StructuralErrors) {
 TEST(JsonTest, ErrorOffsetPointsAtTheProblem) {
   Result<JsonValue> r = ParseJson("[1, 2, x]");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "invalid JSON at offset 7: unexpected character, expected a value");
+  EXPECT_EQ(r.status().message(),
+            "invalid JSON at offset 7: invalid literal x (the literals are true, false and null; a "
+            "string such as a data type name is quoted: \"x\")");
   r = ParseJson("{\"a\": 1, \"a\": 2}");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "invalid JSON at offset 9: duplicate key \"a\"");
