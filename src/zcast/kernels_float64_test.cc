@@ -214,7 +214,7 @@ TEST_P(Float64Family, TailsUnalignedAndDeclinedLanes) {
     for (std::size_t n = 0; n <= 40; ++n) {
       std::vector<std::uint64_t> in(n);
       for (auto& b : in) b = all[rng() % all.size()];
-      Expected want = Reference(dir, in);
+      const Expected& want = Reference(dir, in);
       for (std::size_t off : {0, 1, 3}) {
         SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
         ExpectKernelMatches(*kernel, dir, in, want, off, (off * 5) % 4);
@@ -250,7 +250,7 @@ TEST_P(Float64Family, NonDefaultFpEnvironment) {
     for (int r = 0; r < 5; ++r) {
       Direction dir{p.src, p.dst, static_cast<Rounding>(r), r % 2 ? OutOfRange::kClamp : OutOfRange::kUnset, {}};
       SCOPED_TRACE(Describe(dir));
-      Expected want = Reference(dir, inputs);
+      const Expected& want = Reference(dir, inputs);
       auto kernel = Select(dir);
       ASSERT_NE(kernel, nullptr);
       SetFpControlForTest(odd);

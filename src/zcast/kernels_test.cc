@@ -109,7 +109,7 @@ void ExpectSame(const Direction& dir, const std::vector<std::uint64_t>& inputs, 
   // No kernel of the target's own, or (baseline, wide sources without a fast loop) the reference
   // path itself, ConvertScalar per element: compared with ConvertScalar it would prove nothing.
   if (!kernel || std::string_view(kernel->name()) == "reference") return;
-  Expected want = Reference(dir, inputs);
+  const Expected& want = Reference(dir, inputs);
   SCOPED_TRACE(std::string("target ") + SimdTargetName(target) + ", kernel " + kernel->name());
   ExpectKernelMatches(*kernel, dir, inputs, want);
 }
@@ -273,7 +273,7 @@ TEST_P(VectorBlocks, SpecialElementAloneInFullBlocks) {
         in[p] = FromDouble(c.src, c.bad);
         in[(p * 7 + 3) % kN] = in[p];
         SCOPED_TRACE("special element at " + std::to_string(p));
-        const Expected want = Reference(dir, in);
+        const Expected& want = Reference(dir, in);
         if (oor == OutOfRange::kUnset) ASSERT_TRUE(want.fails[p]) << "the case must fail in the reference";
         ExpectKernelMatches(*kernel, dir, in, want);
         if (HasFatalFailure()) return;
@@ -337,7 +337,7 @@ TEST_P(VectorBlocks, TailsAndUnalignedBuffers) {
       for (std::size_t n : TailLengths()) {
         std::vector<std::uint64_t> in(n);
         for (auto& b : in) b = all[rng() % all.size()];
-        Expected want = Reference(dir, in);
+        const Expected& want = Reference(dir, in);
         for (std::size_t off : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
           SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(off));
           ExpectKernelMatches(*kernel, dir, in, want, off, (off * 5) % 4);
@@ -392,7 +392,7 @@ TEST_P(VectorBlocks, NonDefaultFloatingPointEnvironment) {
         for (OutOfRange oor : {OutOfRange::kClamp, OutOfRange::kUnset, OutOfRange::kWrap}) {
           Direction dir{src, dst, static_cast<Rounding>(r), oor, {}};
           SCOPED_TRACE(Describe(dir));
-          Expected want = Reference(dir, quarter);
+          const Expected& want = Reference(dir, quarter);
           auto kernel = SelectKernelFor(dir, GetParam());
           SetFpControlForTest(odd);
           const std::uint64_t set = FpControlForTest();  // bits the CPU lacks (FZ16) read as 0
