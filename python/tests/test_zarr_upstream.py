@@ -9,8 +9,10 @@ directory and run by a pytest subprocess with the plugin zarr_upstream_plugin.py
 classes before the test modules import them, and calls ``zcast.zarr.use()``.
 
 Every upstream test must pass, except those named in zarr_upstream_cases.NOT_APPLICABLE (zarr's
-backend plumbing and private helpers), which are skipped there and reported here as skipped, one
-by one, with the reason. Without network access and without a cached sdist the download fails,
+guard of its cast-value-rs backend), which are skipped there and reported here as skipped, one by
+one, with the reason. The tests of zarr's private helpers (ZARR_HELPERS) run and pass as they are
+(they call zarr's helper, not a codec class); the behaviour each checks is checked on zcast's
+classes by the test_zcast_* tests below. Without network access and without a cached sdist the download fails,
 and so does this test: it never skips for that.
 """
 
@@ -25,10 +27,12 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 import zarr
 
-from zarr_upstream_cases import NOT_APPLICABLE, UPSTREAM_FILES
+import zcast.zarr as zz
+from zarr_upstream_cases import NOT_APPLICABLE, UPSTREAM_FILES, ZARR_HELPERS
 
 TESTS_DIR = Path(__file__).resolve().parent
 ROOT = TESTS_DIR.parents[1]
@@ -132,3 +136,65 @@ def test_zarr_upstream_not_applicable(upstream: dict, name: str) -> None:
         assert entry["outcome"] == "skipped" and "not applicable" in entry["detail"], (nodeid, entry)
     pytest.skip(f"zarr {upstream['version']}'s {name} ({len(cases)} case(s)) not applicable: "
                 f"{NOT_APPLICABLE[name]}")
+
+
+@pytest.mark.parametrize("name", sorted(ZARR_HELPERS))
+def test_zarr_upstream_helper_tests_run(upstream: dict, name: str) -> None:
+    cases = {k: v for k, v in upstream["tests"].items() if _function_name(k) == name}
+    assert cases, f"zarr's {name} was not collected"
+    for nodeid, entry in cases.items():
+        assert entry["outcome"] == "passed", (nodeid, entry)
+
+
+# ---- what zarr's helper tests check, on zcast's classes ------------------------------------------
+
+def _stored(arr: zarr.Array, dtype) -> np.ndarray:
+    """The array's one chunk as stored (no compressor): the encoded values."""
+    raw = arr.store_path.store._store_dict["c/0"]
+    return np.frombuffer(raw.to_bytes(), dtype=dtype)
+
+
+def _array(dtype, filters, data, fill_value=0) -> zarr.Array:
+    arr = zarr.create_array(store={}, shape=data.shape, chunks=data.shape, dtype=dtype,
+                            filters=filters, compressors=None, fill_value=fill_value)
+    arr[:] = data
+    return arr
+
+
+def test_zcast_scale_offset_keeps_nan_and_inf():  # R23
+    data = np.array([1.0, np.nan, np.inf, -np.inf])
+    arr = _array("float64", [zz.ScaleOffset(offset=0, scale=2)], data)
+    stored = _stored(arr, "<f8")
+    assert stored[0] == 2.0 and np.isnan(stored[1]) and list(stored[2:]) == [np.inf, -np.inf]
+    np.testing.assert_array_equal(arr[:], data)
+
+
+def test_zcast_scale_offset_keeps_float32():
+    data = np.arange(100, dtype="float32")
+    # numpy float64 scalars as parameters: offset and scale are values of the array type (R22).
+    arr = _array("float32", [zz.ScaleOffset(offset=np.float64(5.0), scale=np.float64(0.25))], data)
+    stored = _stored(arr, "<f4")
+    assert stored.size == data.size  # 4 bytes per element: not widened to float64
+    np.testing.assert_array_equal(stored, (data - np.float32(5)) * np.float32(0.25))
+    got = arr[:]
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, data)
+
+
+def test_zcast_scale_offset_negative_scale_on_int16():
+    data = np.array([-16383, -100, 0, 7, 16384], dtype="int16")  # both ends of the range * -2
+    arr = _array("int16", [zz.ScaleOffset(offset=0, scale=-2)], data)
+    np.testing.assert_array_equal(_stored(arr, "<i2"), data.astype(np.int32) * -2)
+    np.testing.assert_array_equal(arr[:], data)
+
+
+@pytest.mark.parametrize("scalar_map", [
+    {"encode": [("NaN", 0)], "decode": [(0, "NaN")]},
+    {"encode": {"NaN": 0}, "decode": {0: "NaN"}},
+], ids=["pairs", "mappings"])
+def test_zcast_scalar_map_forms(scalar_map):
+    data = np.array([np.nan, 1.0, 2.0], dtype="float32")
+    # fill_value NaN: a fill of 0.0 would decode to NaN through the map, which R9 refuses.
+    arr = _array("float32", [zz.CastValue(data_type="uint8", scalar_map=scalar_map)], data, np.nan)
+    np.testing.assert_array_equal(_stored(arr, "u1"), [0, 1, 2])
+    np.testing.assert_array_equal(arr[:], data)

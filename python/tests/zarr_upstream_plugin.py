@@ -8,9 +8,10 @@ replaces the module attributes ``zarr.codecs.cast_value.CastValue`` and
 zarr.codecs.cast_value import CastValue`` gets zcast's, and selects zcast's codecs in zarr's
 registry (``zcast.zarr.use()``) for arrays opened from metadata.
 
-Tests of zarr's own machinery rather than of the codec classes are skipped with the reason,
-by name (NOT_APPLICABLE): a name that no longer exists in the upstream files is a usage error, so
-the list cannot go stale unnoticed. Every test's outcome is written as JSON to the file named by
+Tests of zarr's cast-value-rs backend guard are skipped with the reason, by name
+(NOT_APPLICABLE); tests of zarr's private helpers run as they are (ZARR_HELPERS). A name in either
+list that no longer exists in the upstream files is a usage error, so the lists cannot go stale
+unnoticed. Every test's outcome is written as JSON to the file named by
 the environment variable ZCAST_UPSTREAM_REPORT.
 """
 
@@ -32,7 +33,7 @@ zarr.codecs.CastValue = zcast.zarr.CastValue
 zarr.codecs.ScaleOffset = zcast.zarr.ScaleOffset
 _USE = zcast.zarr.use()  # kept for the whole run
 
-from zarr_upstream_cases import NOT_APPLICABLE  # noqa: E402 - after the substitution
+from zarr_upstream_cases import NOT_APPLICABLE, ZARR_HELPERS  # noqa: E402 - after the substitution
 
 _outcomes: dict[str, dict[str, str]] = {}
 
@@ -44,9 +45,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if name in NOT_APPLICABLE:
             seen.add(name)
             item.add_marker(pytest.mark.skip(reason="not applicable: " + NOT_APPLICABLE[name]))
-    missing = sorted(set(NOT_APPLICABLE) - seen)
+        elif name in ZARR_HELPERS:
+            seen.add(name)
+    missing = sorted((set(NOT_APPLICABLE) | set(ZARR_HELPERS)) - seen)
     if missing:
-        raise pytest.UsageError(f"NOT_APPLICABLE names tests that were not collected: {missing}")
+        raise pytest.UsageError(f"zarr_upstream_cases names tests that were not collected: {missing}")
     # The test modules must hold zcast's classes (imported after the substitution), or every
     # result below would be zarr's own.
     for module in {item.module for item in items if getattr(item, "module", None)}:
