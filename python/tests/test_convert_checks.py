@@ -126,3 +126,22 @@ def test_zarr_v2_source_is_converted_to_v3(tmp_path, capsys):
     with zz.use():
         got = zarr.open_array(zarr.storage.LocalStore(dst), mode="r")[:]
     np.testing.assert_array_equal(got, np.where(np.isnan(data), np.nan, np.rint(data)))
+
+
+def test_an_offset_that_leaves_no_room_for_the_fill_value_says_which(tmp_path, capsys):
+    """R9 through --offset: the message names the fill value that was checked, which for a
+    sharded array is zarr-python's 0, not the array's own."""
+    data = np.linspace(1.0, 2.0, 32 * 32, dtype=np.float32).reshape(32, 32)
+    make(tmp_path / "plain", data, (16, 16), fill_value=0)
+    make(tmp_path / "sharded", data, (8, 8), fill_value=np.nan, shards=(16, 16))
+    for name, words in (("plain", "the array's fill value 0.0 is stored too"),
+                        ("sharded", "with a fill value of 0, not the array's own (nan)")):
+        rc = cli.main(["convert", "--data-type", "uint16", "--scale", "10000", "--offset", "1",
+                       "--map", "NaN=0", str(tmp_path / name), str(tmp_path / f"{name}-out")])
+        err = capsys.readouterr().err
+        assert rc == 1 and "(R9)" in err and words in err, err
+        assert "(0 - offset) * scale" in err or "(0.0 - offset) * scale" in err
+        assert not (tmp_path / f"{name}-out").exists()
+    # An offset that stores 0 in range and off the NaN sentinel converts the sharded array.
+    assert cli.main(["convert", "--data-type", "uint16", "--scale", "10000", "--offset", "-0.1",
+                     "--map", "NaN=0", str(tmp_path / "sharded"), str(tmp_path / "ok")]) == 0

@@ -281,12 +281,27 @@ def _convert(zarr: Any, zz: Any, src_path: Path, dst_path: Path, args: argparse.
     except BaseException as err:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(err, (CliError, CastError, MetadataError, ValueError)):
-            hint = nan_map_hint(str(err), args.data_type, args.maps)
+            hint = nan_map_hint(str(err), args.data_type, args.maps) or _fill_hint(str(err), src, args)
             raise CliError(f"conversion failed, nothing written to {dst_path}: {err}{hint}") \
                 from None
         raise  # Interrupted (reported by cmd_convert), OSError (by main), or a bug
     _report(src_path, dst_path, regions, new_filters, layout["replaced"], stats, collisions,
             checker, start)
+
+
+def _fill_hint(message: str, src: Any, args: argparse.Namespace) -> str:
+    """For a fill value that --scale / --offset take out of the stored type's range (R9): which
+    fill value was checked, and why it is 0 for a sharded array whose own fill value is not."""
+    if "fill_value" not in message or "(R9)" not in message or args.offset is None and \
+            args.scale is None:
+        return ""
+    fill = src.fill_value
+    if src.shards is not None and not (fill == 0):  # NaN != 0 too
+        return ("; zarr-python checks the codecs inside a shard with a fill value of 0, not the "
+                f"array's own ({fill}): choose --scale / --offset for which (0 - offset) * scale "
+                f"is in the range of {args.data_type} and is not a --map sentinel")
+    return (f"; the array's fill value {fill} is stored too: choose --scale / --offset for which "
+            f"({fill} - offset) * scale is in the range of {args.data_type}")
 
 
 def _move_into_place(tmp: Path, dst_path: Path) -> None:
