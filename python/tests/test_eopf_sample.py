@@ -16,8 +16,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-import threading
 from pathlib import Path
 from unittest import mock
 
@@ -64,30 +64,37 @@ def read_chunk_program() -> Path:
 
 
 class ReaderResult(subprocess.CompletedProcess):
-    """A finished reader run and the peak resident memory of that one process."""
+    """A finished reader run and the peak resident memory of the reader process alone."""
     peak_rss_mib: float
 
 
-def run_reader(*args, timeout=120) -> ReaderResult:
-    # os.wait4 gives the resource use of this child alone; RUSAGE_CHILDREN would be the maximum
-    # over every child this test process has waited for, so one large earlier child hides a bomb.
+# Starts the reader from a small interpreter and writes its peak RSS (os.wait4) to argv[1]. The
+# intermediate process is what makes the figure the reader's: Linux carries the high-water mark
+# of the process image an exec replaces into the new program's, so a reader spawned straight from
+# pytest (a few hundred MiB resident) would report pytest's size.
+_MEASURE = """
+import os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+"""
+
+
+def run_reader(*args, timeout=120, measure=False) -> ReaderResult:
     cmd = [str(read_chunk_program()), *map(str, args)]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timed_out = not timer.is_alive()
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if timed_out:
-            raise subprocess.TimeoutExpired(cmd, timeout)
-        out.seek(0)
-        err.seek(0)
-        result = ReaderResult(cmd, proc.returncode, out.read(), err.read())
-    result.peak_rss_mib = usage.ru_maxrss / 1024
+    if not measure:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        result = ReaderResult(cmd, proc.returncode, proc.stdout, proc.stderr)
+        result.peak_rss_mib = float("nan")
+        return result
+    with tempfile.TemporaryDirectory() as tmp:
+        rss = Path(tmp) / "rss"
+        proc = subprocess.run([sys.executable, "-S", "-c", _MEASURE, str(rss), *cmd],
+                              capture_output=True, text=True, timeout=timeout)
+        result = ReaderResult(cmd, proc.returncode, proc.stdout, proc.stderr)
+        result.peak_rss_mib = int(rss.read_text()) / 1024
     return result
 
 
@@ -301,9 +308,9 @@ def band_copy(product, tmp_path):
     return band
 
 
-def expect_failure(band: Path, out: Path, *words: str) -> ReaderResult:
+def expect_failure(band: Path, out: Path, *words: str, measure=False) -> ReaderResult:
     out.write_bytes(b"old")  # a previous OUT stays untouched
-    proc = run_reader("--threads", "2", band, out)
+    proc = run_reader("--threads", "2", band, out, measure=measure)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout == ""
     for w in words:
@@ -399,7 +406,7 @@ def test_gzip_bomb_in_a_shard(band_copy, tmp_path, gzip_bomb):
     gz[12] = gzip_bomb
     shard.write_bytes(build_shard(gz))
     proc = expect_failure(band_copy, tmp_path / "out", "inner chunk (2, 2)",
-                          "more than the 119072 bytes expected")
+                          "more than the 119072 bytes expected", measure=True)
     assert proc.peak_rss_mib < 300  # inflating the bomb whole would take 512 MiB
 
 
@@ -426,7 +433,7 @@ def test_one_chunk_form_checks_the_element_count(tmp_path):
 
 def test_one_chunk_form_stops_a_gzip_bomb(tmp_path, gzip_bomb):
     (tmp_path / "bomb").write_bytes(gzip_bomb)
-    proc = run_reader(GZIP_EXAMPLE / "zarr.json", tmp_path / "bomb", tmp_path / "out")
+    proc = run_reader(GZIP_EXAMPLE / "zarr.json", tmp_path / "bomb", tmp_path / "out", measure=True)
     assert proc.returncode == 1 and "more than the 32 bytes expected" in proc.stderr, proc.stderr
     assert proc.peak_rss_mib < 300  # inflating the bomb whole would take 512 MiB
     assert not (tmp_path / "out").exists()
