@@ -304,11 +304,14 @@ HWY_INLINE void MapFastLanes32(const FastMap& map, VU32 keys, MU32 nan, VU32* r,
 // whose common blocks refuse every block with a key: the caller's FastRun checks that first).
 template <typename F>
 auto WithFastMap(FastMapKind kind, F&& f) {
-  switch (kind) {
-    case FastMapKind::kNaN: return f.template operator()<FastMapKind::kNaN>();
-    case FastMapKind::kKeys: return f.template operator()<FastMapKind::kKeys>();
-    default: return f.template operator()<FastMapKind::kNone>();
+  if constexpr (kMapBlends) {
+    switch (kind) {
+      case FastMapKind::kNaN: return f.template operator()<FastMapKind::kNaN>();
+      case FastMapKind::kKeys: return f.template operator()<FastMapKind::kKeys>();
+      default: break;
+    }
   }
+  return f.template operator()<FastMapKind::kNone>();
 }
 
 // ---- the block loop ----
@@ -443,7 +446,7 @@ class BlockKernel final : public Kernel {
     const bool prefetch = !(in_step == 8 * Family::BlockElems() && out_step == in_step);
     // A family with MappedFastBlock<kMap> runs a scalar_map's common blocks through it, the kind
     // chosen here once per run (FastMapOf: the plan made at bind time).
-    if constexpr (requires { Family::FastMapOf(k); }) {
+    if constexpr (kMapBlends && requires { Family::FastMapOf(k); }) {
       switch (Family::FastMapOf(k)) {
         case FastMapKind::kNaN: return MappedBlocks<FastMapKind::kNaN>(k, in, out, blocks, in_step, out_step, prefetch);
         case FastMapKind::kKeys: return MappedBlocks<FastMapKind::kKeys>(k, in, out, blocks, in_step, out_step, prefetch);

@@ -397,8 +397,10 @@ struct FloatLanes {
   // element against 2.4 through the generic loop (whole-program callgrind counts).
   static HWY_INLINE std::size_t FastRun(const Consts& c, const unsigned char* in, unsigned char* out,
                                         std::size_t blocks) {
-    if (c.fast_map.kind == FastMapKind::kNaN) return MappedRun<FastMapKind::kNaN>(c, in, out, blocks);
-    if (c.fast_map.kind == FastMapKind::kKeys) return MappedRun<FastMapKind::kKeys>(c, in, out, blocks);
+    if constexpr (kMapBlends) {
+      if (c.fast_map.kind == FastMapKind::kNaN) return MappedRun<FastMapKind::kNaN>(c, in, out, blocks);
+      if (c.fast_map.kind == FastMapKind::kKeys) return MappedRun<FastMapKind::kKeys>(c, in, out, blocks);
+    }
     if (c.map != nullptr && c.map_always) return 0;
     const Consts k = c;  // a local: the stores through `out` cannot alias it
     const std::size_t in_step = BlockElems() * FloatSourceSize(k.src), out_step = BlockElems() * k.dst_size;
