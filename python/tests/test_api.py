@@ -426,7 +426,18 @@ def test_bound_codecs_are_cached():
     from zcast import _api
 
     _api.bind.cache_clear()
+    _api._plain_cast.cache_clear()
     for _ in range(5):
         zcast.cast_array(np.ones(3), "uint8", out_of_range="clamp")
-    info = _api.bind.cache_info()
+    # Without a scalar_map the whole call's configuration is cached: bound once, then looked up.
+    assert _api.bind.cache_info().misses == 1
+    info = _api._plain_cast.cache_info()
     assert info.misses == 1 and info.hits == 4
+    # With one, the JSON text is the key of the bound codec.
+    for _ in range(5):
+        zcast.cast_array(np.ones(3), "uint8", out_of_range="clamp", scalar_map=[["NaN", 0]])
+    info = _api.bind.cache_info()
+    assert info.misses == 2 and info.hits == 4
+    # A byte order is part of the key: '>u2' and 'uint16' give different arrays.
+    assert zcast.cast_array(np.ones(2), ">u2").dtype == np.dtype(">u2")
+    assert zcast.cast_array(np.ones(2), "uint16").dtype == np.dtype("=u2")

@@ -278,6 +278,28 @@ def _run_blocks(fn, src_bytes, dst_bytes, n, nthreads, shape) -> None:
         raise exc
 
 
+@functools.lru_cache(maxsize=256)
+def _plain_cast(dtype: Any, src_dtype: np.dtype, rounding: str,
+                out_of_range: str | None) -> tuple[_zcast.Codec, np.dtype]:
+    """The bound codec of a cast without a scalar_map and its numpy target, cached on the
+    arguments themselves: building the JSON text and naming both types was most of a small call's
+    time (1,024 elements)."""
+    spec = codec_json(dtype, rounding=rounding, out_of_range=out_of_range)
+    return bind(spec, _dtypes.zarr_name(src_dtype)), _dtypes.requested_dtype(dtype)
+
+
+def _cast_codec(dtype: Any, src_dtype: np.dtype, rounding: str, out_of_range: str | None,
+                scalar_map: ScalarMapLike | None) -> tuple[_zcast.Codec, np.dtype]:
+    # Only keys whose equality is their meaning take the cache: a str, a numpy dtype (byte order
+    # included) or a scalar type; anything else (a ZDType, a scalar_map) is resolved each time.
+    if scalar_map is None and isinstance(dtype, (str, np.dtype, type)) and \
+            isinstance(rounding, str) and (out_of_range is None or isinstance(out_of_range, str)):
+        return _plain_cast(dtype, src_dtype, rounding, out_of_range)
+    target = _dtypes.requested_dtype(dtype)  # TypeError for None; keeps a '>i2' byte order
+    spec = codec_json(dtype, rounding=rounding, out_of_range=out_of_range, scalar_map=scalar_map)
+    return bind(spec, _dtypes.zarr_name(src_dtype)), target
+
+
 def cast_array(arr: Any, dtype: Any, *, rounding: str = "nearest-even",
                out_of_range: str | None = None,
                scalar_map: ScalarMapLike | None = None) -> np.ndarray:
@@ -296,9 +318,7 @@ def cast_array(arr: Any, dtype: Any, *, rounding: str = "nearest-even",
     for an invalid configuration. The GIL is released while casting.
     """
     src = np.asarray(arr)
-    target = _dtypes.requested_dtype(dtype)  # TypeError for None; keeps a '>i2' byte order
-    spec = codec_json(dtype, rounding=rounding, out_of_range=out_of_range, scalar_map=scalar_map)
-    codec = bind(spec, _dtypes.zarr_name(src.dtype))
+    codec, target = _cast_codec(dtype, src.dtype, rounding, out_of_range, scalar_map)
     out = np.empty(src.shape, dtype=target)
     run(codec.encode, src, out)
     return out
@@ -314,8 +334,6 @@ def cast_array_into(arr: Any, out: np.ndarray, *, rounding: str = "nearest-even"
     if not out.flags.writeable:
         raise ValueError("out is read-only")
     src = np.asarray(arr)
-    spec = codec_json(out.dtype, rounding=rounding, out_of_range=out_of_range,
-                      scalar_map=scalar_map)
-    codec = bind(spec, _dtypes.zarr_name(src.dtype))
+    codec, _ = _cast_codec(out.dtype, src.dtype, rounding, out_of_range, scalar_map)
     run(codec.encode, src, out)
     return out
