@@ -202,7 +202,7 @@ inline void ExpectKernelMatchesEveryFailure(const Kernel& kernel, const Directio
 // Every failing element costs a kernel run of its own (to prove it is found where it is, not only
 // the first), and a run stops after one block: where most elements fail (the error mode into a
 // narrow type) that is one block per element, most of an emulated kernel test's time.
-// ZCAST_KERNEL_TEST_FAILURE_STRIDE=S > 1 (scripts/test-arm sets it for its SVE runs) keeps, past
+// ZCAST_KERNEL_TEST_FAILURE_STRIDE=S > 1 (set for test-arm's SVE runs and the sanitizer stage) keeps, past
 // the first kKeptFailures failing elements of a comparison, every S-th failing one and leaves the
 // others out; every passing element is still compared. Announced once on stderr.
 inline constexpr std::size_t kKeptFailures = 512;
