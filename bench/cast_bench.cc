@@ -10,6 +10,10 @@
 //   n * (src size + dst size) per iteration gives the console's bytes_per_second column (printed
 //   in binary units, G/s = 2^30 bytes/s); the counter GBps is the same figure in 1e9 bytes/s.
 //   The label column names the kernel the codec runs (when built against a static zcast).
+//   chunk/NAME/n=N: the same case at the sizes Zarr calls a codec with (16 Ki, 59,536 = a 244 x 244
+//   Sentinel-2 chunk, 1 Mi elements), in cache, each timing a batch of calls of about 4 MiB of
+//   traffic; kernel_ratio (static builds, cases without a scalar_map) is the kernel's own time
+//   over the codec call's: 1.0 is a call that costs nothing beyond its kernel.
 //
 // The ceiling and `ceiling_ratio`
 //   The ceiling kernel is the cheapest loop with the same bytes in and out per element: it reads
@@ -386,6 +390,7 @@ CeilingFn Ceiling(std::size_t src_size, std::size_t dst_size) {
 
 struct Prepared {
   const Case* c = nullptr;
+  std::size_t requested_n = 0;  // 0: the streaming size (ElementsFor)
   std::optional<zcast::CastValueCodec> codec;
   DataType src_type{}, dst_type{};
   std::size_t src_size = 0, dst_size = 0;
@@ -393,6 +398,9 @@ struct Prepared {
   Buffer in, out;
   std::string label;
   std::string error;
+#if ZCAST_BENCH_KERNEL_NAMES
+  std::unique_ptr<const zcast::internal::Kernel> kernel;  // the codec's kernel, run alone
+#endif
 };
 
 std::string KernelLabel(const zcast::CastValueCodec& codec, Op op) {
@@ -413,16 +421,30 @@ std::string KernelLabel(const zcast::CastValueCodec& codec, Op op) {
 #endif
 }
 
+#if ZCAST_BENCH_KERNEL_NAMES
+std::unique_ptr<const zcast::internal::Kernel> KernelOf(const zcast::CastValueCodec& codec, Op op) {
+  const zcast::CastValueSpec& s = codec.spec();
+  zcast::internal::Direction dir =
+      op == Op::kEncode
+          ? zcast::internal::Direction{codec.decoded_type(), codec.encoded_type(),
+                                       s.effective_rounding(), s.out_of_range, {}}
+          : zcast::internal::Direction{codec.encoded_type(), codec.decoded_type(),
+                                       s.effective_rounding(), s.out_of_range, {}};
+  return zcast::internal::SelectKernel(dir);
+}
+#endif
+
 zcast::Status RunCodec(const Prepared& p) {
   return p.c->op == Op::kEncode ? p.codec->Encode(p.in.get(), p.n, p.out.get())
                                 : p.codec->Decode(p.in.get(), p.n, p.out.get());
 }
 
-Prepared& Prepare(const Case& c, std::uint64_t seed) {
+Prepared& Prepare(const Case& c, std::size_t n, std::uint64_t seed) {
   static Prepared p;
-  if (p.c == &c) return p;
+  if (p.c == &c && p.requested_n == n) return p;
   p = Prepared();  // free the previous case's buffers first
   p.c = &c;
+  p.requested_n = n;
   auto codec = MakeCodec(c.array_type, c.config);
   if (!codec.ok()) {
     p.error = "bind: " + codec.status().message();
@@ -434,7 +456,7 @@ Prepared& Prepare(const Case& c, std::uint64_t seed) {
   p.dst_type = enc ? p.codec->encoded_type() : p.codec->decoded_type();
   p.src_size = zcast::DataTypeSize(p.src_type);
   p.dst_size = zcast::DataTypeSize(p.dst_type);
-  p.n = ElementsFor(p.src_size, p.dst_size);
+  p.n = n != 0 ? n : ElementsFor(p.src_size, p.dst_size);
   p.in = AllocatePages(p.n * p.src_size);
   p.out = AllocatePages(p.n * p.dst_size);
   if (zcast::Status st = Generate(p.src_type, c, seed, p.n, p.in.get());
@@ -447,6 +469,10 @@ Prepared& Prepare(const Case& c, std::uint64_t seed) {
     return p;
   }
   p.label = KernelLabel(*p.codec, c.op);
+#if ZCAST_BENCH_KERNEL_NAMES
+  // The kernel alone (without the map a scalar_map case's codec adds) for the plain cases.
+  if (std::strstr(c.config, "scalar_map") == nullptr) p.kernel = KernelOf(*p.codec, c.op);
+#endif
   return p;
 }
 
@@ -454,19 +480,29 @@ double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
   return std::chrono::duration<double>(b - a).count();
 }
 
-void BM_Cast(benchmark::State& state, const Case* c, std::uint64_t seed) {
-  Prepared& p = Prepare(*c, seed);
+// n = 0: the streaming size (ElementsFor); else n elements, a chunk's size.
+void BM_Cast(benchmark::State& state, const Case* c, std::uint64_t seed, std::size_t n) {
+  Prepared& p = Prepare(*c, n, seed);
   if (!p.error.empty()) {
     state.SkipWithError(p.error.c_str());
     return;
   }
+  // At a chunk's size one call takes microseconds: each timing covers as many calls as make
+  // about 4 MiB of traffic, so the clock's own cost stays below a percent.
+  const std::size_t bytes_per_call = p.n * (p.src_size + p.dst_size);
+  const int calls = p.requested_n == 0
+                        ? 1
+                        : static_cast<int>(std::max<std::size_t>(1, (std::size_t{4} << 20) /
+                                                                        bytes_per_call));
   const CeilingFn ceiling = Ceiling(p.src_size, p.dst_size);
-  double codec_seconds = 0, ceiling_seconds = 0;
+  double codec_seconds = 0, ceiling_seconds = 0, kernel_seconds = 0;
   using Clock = std::chrono::steady_clock;
   auto time_ceiling = [&] {
     auto t0 = Clock::now();
-    ceiling(p.in.get(), p.n, p.out.get());
-    benchmark::ClobberMemory();
+    for (int j = 0; j < calls; ++j) {
+      ceiling(p.in.get(), p.n, p.out.get());
+      benchmark::ClobberMemory();
+    }
     return Seconds(t0, Clock::now());
   };
   for (auto _ : state) {
@@ -474,27 +510,44 @@ void BM_Cast(benchmark::State& state, const Case* c, std::uint64_t seed) {
     // average.
     double t_ceiling = time_ceiling();
     auto t0 = Clock::now();
-    zcast::Status st = RunCodec(p);
-    benchmark::ClobberMemory();
+    zcast::Status st;
+    for (int j = 0; j < calls && st.ok(); ++j) {
+      st = RunCodec(p);
+      benchmark::ClobberMemory();
+    }
     double t_codec = Seconds(t0, Clock::now());
     t_ceiling = 0.5 * (t_ceiling + time_ceiling());
     if (!st.ok()) {
       state.SkipWithError(st.message().c_str());
       break;
     }
-    state.SetIterationTime(t_codec);
+#if ZCAST_BENCH_KERNEL_NAMES
+    // The kernel alone, after the codec, at chunk sizes: the codec's per-call cost is the
+    // difference (its status, floating-point environment, dispatch).
+    if (p.kernel != nullptr && p.requested_n != 0) {
+      auto k0 = Clock::now();
+      for (int j = 0; j < calls; ++j) {
+        p.kernel->Run(p.in.get(), p.n, p.out.get());
+        benchmark::ClobberMemory();
+      }
+      kernel_seconds += Seconds(k0, Clock::now());
+    }
+#endif
+    state.SetIterationTime(t_codec / calls);
     codec_seconds += t_codec;
     ceiling_seconds += t_ceiling;
   }
-  const double bytes_per_iteration = static_cast<double>(p.n * (p.src_size + p.dst_size));
+  const double bytes_per_iteration = static_cast<double>(bytes_per_call);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes_per_iteration));
   if (codec_seconds > 0 && ceiling_seconds > 0) {
+    const double total_bytes =
+        bytes_per_iteration * static_cast<double>(state.iterations()) * calls;
     state.counters["ceiling_ratio"] = ceiling_seconds / codec_seconds;
-    state.counters["ceiling_GBps"] =
-        bytes_per_iteration * static_cast<double>(state.iterations()) / ceiling_seconds / 1e9;
-    state.counters["GBps"] =
-        bytes_per_iteration * static_cast<double>(state.iterations()) / codec_seconds / 1e9;
+    state.counters["ceiling_GBps"] = total_bytes / ceiling_seconds / 1e9;
+    state.counters["GBps"] = total_bytes / codec_seconds / 1e9;
+    // kernel time / codec time: 1.0 is a call that costs nothing beyond its kernel.
+    if (kernel_seconds > 0) state.counters["kernel_ratio"] = kernel_seconds / codec_seconds;
   }
   state.SetLabel(p.label);
 }
@@ -510,9 +563,18 @@ const int kRegistered = [] {
   benchmark::AddCustomContext("simd_target", std::string(zcast::SimdTarget()));
   for (const Case& c : kCases) {
     std::string name = std::string("cast/") + c.name;
-    benchmark::RegisterBenchmark(name.c_str(), BM_Cast, &c, SeedOf(c.name))
+    benchmark::RegisterBenchmark(name.c_str(), BM_Cast, &c, SeedOf(c.name), std::size_t{0})
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
+  }
+  // Chunk sizes (in cache): 16 Ki, a Sentinel-2 10 m chunk (244 x 244) and 1 Mi elements.
+  for (std::size_t n : {std::size_t{16384}, std::size_t{59536}, std::size_t{1} << 20}) {
+    for (const Case& c : kCases) {
+      std::string name = std::string("chunk/") + c.name + "/n=" + std::to_string(n);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Cast, &c, SeedOf(c.name), n)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
   }
   return 0;
 }();

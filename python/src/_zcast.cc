@@ -7,14 +7,16 @@
 //
 //   spec = _zcast.Spec.from_json('{"name": "cast_value", "configuration": {"data_type": "uint8"}}')
 //   codec = _zcast.Codec.bind(spec, "float32", None)
-//   codec.encode(src_bytes, dst_bytes)   # C-contiguous byte buffers, GIL released while casting
+//   codec.encode(src, dst)   # C-contiguous numpy arrays (or byte buffers), GIL released
 //
 // A failed Status becomes zcast.MetadataError or zcast.CastError (both defined in Python, in
 // zcast/_errors.py, so that the package can add context such as the element's index tuple).
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstddef>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,17 +92,10 @@ py::buffer_info RequestContiguous(const py::buffer& buffer, bool writable, const
   return info;
 }
 
-// Runs `fn` of a bound codec (cast_value, scale_offset or a chain) over every element of `src` (of type
-// `from`) into `dst` (of type `to`) with the GIL released.
-template <typename Codec>
-void RunCast(const Codec& codec,
-             zcast::Status (Codec::*fn)(const void*, std::size_t, void*) const,
-             zcast::DataType from, zcast::DataType to, const py::buffer& src,
-             const py::buffer& dst) {
-  py::buffer_info in = RequestContiguous(src, /*writable=*/false, "source");
-  py::buffer_info out = RequestContiguous(dst, /*writable=*/true, "destination");
-  const std::size_t in_bytes = static_cast<std::size_t>(in.size * in.itemsize);
-  const std::size_t out_bytes = static_cast<std::size_t>(out.size * out.itemsize);
+// Checks that `in_bytes` hold whole elements of `from` and `out_bytes` as many of `to`; returns
+// the element count.
+std::size_t ElementCount(std::size_t in_bytes, std::size_t out_bytes, zcast::DataType from,
+                         zcast::DataType to) {
   const std::size_t in_size = zcast::DataTypeSize(from);
   const std::size_t out_size = zcast::DataTypeSize(to);
   if (in_bytes % in_size != 0) {
@@ -115,14 +110,71 @@ void RunCast(const Codec& codec,
                           std::to_string(n) + " " + std::string(zcast::DataTypeName(to)) +
                           " elements");
   }
+  return n;
+}
+
+template <typename Codec>
+using CastFn = zcast::Status (Codec::*)(const void*, std::size_t, void*) const;
+
+// Runs `fn` of a bound codec over `n` elements with the GIL released. The caller keeps both
+// buffers alive: numpy refuses to resize an array with exported buffers or live references.
+template <typename Codec>
+void CastBytes(const Codec& codec, CastFn<Codec> fn, const void* in, std::size_t n, void* out) {
   zcast::Status status;
   {
-    // The buffer_info objects keep both exports alive; numpy refuses to resize an array with
-    // exported buffers, so the memory stays valid while other Python threads run.
     py::gil_scoped_release release;
-    status = (codec.*fn)(in.ptr, n, out.ptr);
+    status = (codec.*fn)(in, n, out);
   }
   if (!status.ok()) ThrowStatus(status);
+}
+
+// A numpy array is read through its own data pointer, not the buffer protocol: numpy exports no
+// buffer for ml_dtypes' types (bfloat16, the float8s), and a Python-side byte view, the overlap
+// check and the flat reshape were most of a 1,024-element call. Any other buffer (bytes,
+// memoryview, array.array) must be a C-contiguous one.
+template <typename Codec>
+void RunCast(const Codec& codec, CastFn<Codec> fn, zcast::DataType from, zcast::DataType to,
+             const py::object& src, const py::object& dst) {
+  if (py::isinstance<py::array>(src) && py::isinstance<py::array>(dst)) {
+    const auto in = py::reinterpret_borrow<py::array>(src);
+    auto out = py::reinterpret_borrow<py::array>(dst);
+    if (!(in.flags() & py::array::c_style)) {
+      throw py::value_error("source array must be C-contiguous");
+    }
+    if (!(out.flags() & py::array::c_style)) {
+      throw py::value_error("destination array must be C-contiguous");
+    }
+    if (!out.writeable()) throw py::value_error("destination array is read-only");
+    const auto in_bytes = static_cast<std::size_t>(in.nbytes());
+    const auto out_bytes = static_cast<std::size_t>(out.nbytes());
+    const std::size_t n = ElementCount(in_bytes, out_bytes, from, to);
+    const auto* in_ptr = static_cast<const unsigned char*>(in.data());
+    auto* out_ptr = static_cast<unsigned char*>(out.mutable_data());
+    // The core's casts take buffers that do not overlap; an array cast into itself (or into a
+    // view of itself) reads from a copy of its source.
+    std::vector<unsigned char> copy;
+    if (n != 0 && in_ptr < out_ptr + out_bytes && out_ptr < in_ptr + in_bytes) {
+      copy.assign(in_ptr, in_ptr + in_bytes);
+      in_ptr = copy.data();
+    }
+    CastBytes(codec, fn, in_ptr, n, out_ptr);
+    return;
+  }
+  py::buffer_info in = RequestContiguous(py::reinterpret_borrow<py::buffer>(src),
+                                         /*writable=*/false, "source");
+  py::buffer_info out = RequestContiguous(py::reinterpret_borrow<py::buffer>(dst),
+                                          /*writable=*/true, "destination");
+  const std::size_t n = ElementCount(static_cast<std::size_t>(in.size * in.itemsize),
+                                     static_cast<std::size_t>(out.size * out.itemsize), from, to);
+  const auto* in_ptr = static_cast<const unsigned char*>(in.ptr);
+  auto* out_ptr = static_cast<unsigned char*>(out.ptr);
+  std::vector<unsigned char> copy;
+  if (n != 0 && in_ptr < out_ptr + out.size * out.itemsize &&
+      out_ptr < in_ptr + in.size * in.itemsize) {
+    copy.assign(in_ptr, in_ptr + in.size * in.itemsize);
+    in_ptr = copy.data();
+  }
+  CastBytes(codec, fn, in_ptr, n, out_ptr);
 }
 
 std::optional<std::string> OptionalName(std::string_view name) {
@@ -205,18 +257,18 @@ PYBIND11_MODULE(_zcast, m) {
       })
       .def_property_readonly("encoded_fill_value_json",
                              &zcast::CastValueCodec::encoded_fill_value_json)
-      .def("encode", [](const zcast::CastValueCodec& codec, const py::buffer& src,
-                        const py::buffer& dst) {
+      .def("encode", [](const zcast::CastValueCodec& codec, const py::object& src,
+                        const py::object& dst) {
         RunCast(codec, &zcast::CastValueCodec::Encode, codec.decoded_type(),
                 codec.encoded_type(), src, dst);
       }, py::arg("src"), py::arg("dst"),
-         "Array type -> encoded type over C-contiguous byte buffers; raises CastError.")
-      .def("decode", [](const zcast::CastValueCodec& codec, const py::buffer& src,
-                        const py::buffer& dst) {
+         "Array type -> encoded type between C-contiguous arrays or buffers; raises CastError.")
+      .def("decode", [](const zcast::CastValueCodec& codec, const py::object& src,
+                        const py::object& dst) {
         RunCast(codec, &zcast::CastValueCodec::Decode, codec.encoded_type(),
                 codec.decoded_type(), src, dst);
       }, py::arg("src"), py::arg("dst"),
-         "Encoded type -> array type over C-contiguous byte buffers; raises CastError.");
+         "Encoded type -> array type between C-contiguous arrays or buffers; raises CastError.");
 
   // scale_offset, the companion codec: same shape of API, the data type does not change.
   py::class_<zcast::ScaleOffsetSpec>(m, "ScaleOffsetSpec",
@@ -246,13 +298,13 @@ PYBIND11_MODULE(_zcast, m) {
       })
       .def_property_readonly("encoded_fill_value_json",
                              &zcast::ScaleOffsetCodec::encoded_fill_value_json)
-      .def("encode", [](const zcast::ScaleOffsetCodec& codec, const py::buffer& src,
-                        const py::buffer& dst) {
+      .def("encode", [](const zcast::ScaleOffsetCodec& codec, const py::object& src,
+                        const py::object& dst) {
         RunCast(codec, &zcast::ScaleOffsetCodec::Encode, codec.decoded_type(),
                 codec.encoded_type(), src, dst);
       }, py::arg("src"), py::arg("dst"), "(x - offset) * scale; raises CastError.")
-      .def("decode", [](const zcast::ScaleOffsetCodec& codec, const py::buffer& src,
-                        const py::buffer& dst) {
+      .def("decode", [](const zcast::ScaleOffsetCodec& codec, const py::object& src,
+                        const py::object& dst) {
         RunCast(codec, &zcast::ScaleOffsetCodec::Decode, codec.encoded_type(),
                 codec.decoded_type(), src, dst);
       }, py::arg("src"), py::arg("dst"), "x / scale + offset; raises CastError.");
@@ -284,11 +336,11 @@ PYBIND11_MODULE(_zcast, m) {
       .def_property_readonly("first_unowned_index", &zcast::Chain::first_unowned_index)
       .def_property_readonly("first_unowned_name", &zcast::Chain::first_unowned_name)
       .def_property_readonly("remaining_codecs_json", &zcast::Chain::remaining_codecs_json)
-      .def("encode", [](const zcast::Chain& chain, const py::buffer& src, const py::buffer& dst) {
+      .def("encode", [](const zcast::Chain& chain, const py::object& src, const py::object& dst) {
         RunCast(chain, &zcast::Chain::Encode, chain.decoded_type(), chain.encoded_type(), src,
                 dst);
       }, py::arg("src"), py::arg("dst"), "Array type -> encoded type; raises CastError.")
-      .def("decode", [](const zcast::Chain& chain, const py::buffer& src, const py::buffer& dst) {
+      .def("decode", [](const zcast::Chain& chain, const py::object& src, const py::object& dst) {
         RunCast(chain, &zcast::Chain::Decode, chain.encoded_type(), chain.decoded_type(), src,
                 dst);
       }, py::arg("src"), py::arg("dst"), "Encoded type -> array type; raises CastError.");

@@ -151,9 +151,26 @@ def test_size_option():
     assert proc.returncode == 2
 
 
+def test_chunk_sizes_time_batches_of_calls():
+    # Two sizes: two tables, each call's time from a batch (a 1 Ki cast is about a microsecond).
+    assert _bench.parse_sizes("16Ki,59536,1Mi") == list(_bench.CHUNK_SIZES)
+    assert _bench.calls_per_timing(16 << 20) == 1 and _bench.calls_per_timing(1 << 10) == 4096
+    proc = run_bench("--size", "1Ki,4Ki", "--rounds", "1", "--only", "float32->uint8", "--json")
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)
+    assert [r["size"] for r in results] == [1024, 4096]
+    for res in results:
+        conv = res["conversions"][0]
+        assert conv["calls_per_timing"] == (4 << 20) // (res["size"] * 5)  # 5 bytes per element
+        row = conv["results"]["zcast-1t"]
+        assert row["equal"] is True and row["GBps"] > 0
+    text = run_bench("--size", "1Ki", "--rounds", "1", "--only", "float32->uint8").stdout
+    assert "each a batch of calls moving about 4 MiB" in text
+
+
 def test_help():
     out = run_bench("--help").stdout
-    for word in ("--size", "--rounds", "--threads", "--only", "--json", "--quick"):
+    for word in ("--size", "--chunks", "--rounds", "--threads", "--only", "--json", "--quick"):
         assert word in out
     top = subprocess.run([sys.executable, "-m", "zcast", "--help"], capture_output=True,
                          text=True, timeout=60).stdout

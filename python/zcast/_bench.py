@@ -340,12 +340,24 @@ def _first_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[0][:100] if text else ''}"
 
 
-def _timed(fn: Callable[[], Any]) -> float:
+def _timed(fn: Callable[[], Any], calls: int = 1) -> float:
+    """Seconds per call of ``calls`` calls in a row (one timing: the clock's own cost, about
+    0.1 us, stays small beside a batch of chunk-sized calls)."""
+    if calls == 1:
+        t0 = time.perf_counter()
+        result = fn()
+        t1 = time.perf_counter()
+        del result  # freeing an allocated result is not part of the measured call
+        return t1 - t0
     t0 = time.perf_counter()
-    result = fn()
-    t1 = time.perf_counter()
-    del result  # freeing an allocated result is not part of the measured call
-    return t1 - t0
+    for _ in range(calls):
+        fn()  # an allocating implementation frees each result at once, as a chunk loop does
+    return (time.perf_counter() - t0) / calls
+
+
+def calls_per_timing(nbytes: int) -> int:
+    """Calls per timing: one at the streaming size, else as many as move about 4 MiB."""
+    return max(1, (4 << 20) // max(1, nbytes))
 
 
 def _median_copy_gbps(n_bytes: int, rounds: int) -> float:
@@ -410,13 +422,14 @@ def run_bench(size: int, rounds: int, *, conversions: list[Conversion] | None = 
             times: dict[str, list[float]] = {k: [] for k, _ in runners}
             gc.collect()
             gc.disable()
+            nbytes = size * conv.bytes_per_element
+            calls = calls_per_timing(nbytes)
             for r in range(rounds):
                 start = r % len(runners) if runners else 0
                 for key, fn in runners[start:] + runners[:start]:
-                    times[key].append(_timed(fn))
+                    times[key].append(_timed(fn, calls))
             if gc_was:
                 gc.enable()
-            nbytes = size * conv.bytes_per_element
             for key, ts in times.items():
                 med = statistics.median(ts)
                 rows[key].update({"median_s": med, "min_s": min(ts), "GBps": nbytes / med / 1e9,
@@ -430,7 +443,7 @@ def run_bench(size: int, rounds: int, *, conversions: list[Conversion] | None = 
                 "out_of_range": conv.out_of_range,
                 "scalar_map": None if conv.nan_to is None else [["NaN", conv.nan_to]],
                 "input": conv.input_note, "bytes_per_element": conv.bytes_per_element,
-                "results": rows,
+                "calls_per_timing": calls, "results": rows,
             })
             del x, runners, reference
             gc.collect()
@@ -495,7 +508,9 @@ def format_results(res: dict[str, Any]) -> str:
     v = meta["versions"]
     lines = [
         f"zcast bench: {res['size']} elements per array, median of {res['rounds']} interleaved "
-        f"rounds; {meta['cpu']}, {meta['cpus']} CPUs, load {meta.get('loadavg')}, {meta['date']}",
+        f"rounds" + (", each a batch of calls moving about 4 MiB" if any(
+            c.get("calls_per_timing", 1) > 1 for c in res["conversions"]) else "") +
+        f"; {meta['cpu']}, {meta['cpus']} CPUs, load {meta.get('loadavg')}, {meta['date']}",
         "versions: " + ", ".join(f"{k} {v[k]}" for k in v if v[k]),
         f"memcpy reference (np.copyto, {4 * res['size'] / 2**20:g} MiB): "
         f"{meta['memcpy_GBps_before']} GB/s before, {meta['memcpy_GBps_after']} GB/s after",
@@ -565,6 +580,14 @@ def parse_size(text: str) -> int:
     return n
 
 
+# The sizes of real chunks: 16 Ki, a Sentinel-2 10 m chunk (244 x 244) and 1 Mi elements.
+CHUNK_SIZES = (16 << 10, 244 * 244, 1 << 20)
+
+
+def parse_sizes(text: str) -> list[int]:
+    return [parse_size(part) for part in text.split(",")]
+
+
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "bench", help="zcast side by side with the other cast_value implementations",
@@ -574,8 +597,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "zcast's, and prints the median throughput of interleaved rounds (GB/s read + written) "
         "and zcast's speed-up over each. Exit status 1 if zcast fails or an implementation "
         "that claims cast_value semantics disagrees with it.")
-    p.add_argument("--size", type=parse_size, default=16 << 20, metavar="N",
-                   help="elements per array, e.g. 16Mi, 1M, 65536 (default: 16Mi)")
+    p.add_argument("--size", type=parse_sizes, default=[16 << 20], metavar="N[,N...]",
+                   help="elements per array, e.g. 16Mi, 1M, 65536, or a list (16Ki,59536,1Mi): "
+                   "one table per size (default: 16Mi). Sizes under 1 Mi time batches of calls "
+                   "(about 4 MiB each) and show each call's own cost, as Zarr calls a codec once "
+                   "per chunk")
+    p.add_argument("--chunks", action="store_true",
+                   help="the streaming size and the sizes of real chunks: 16Mi,16Ki,59536,1Mi")
     p.add_argument("--rounds", type=int, default=11, help="interleaved rounds (default: 11)")
     p.add_argument("--threads", type=int, default=None,
                    help="threads of the multi-threaded zcast column (default: all CPUs)")
@@ -589,9 +617,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    size, rounds = args.size, args.rounds
+    sizes, rounds = list(args.size), args.rounds
+    if args.chunks:
+        sizes = [16 << 20, *CHUNK_SIZES]
     if args.quick:
-        size, rounds = 1 << 16, 3
+        sizes, rounds = [1 << 16], 3
     if rounds < 1:
         raise ValueError("--rounds must be >= 1")
     if args.threads is not None and args.threads < 1:
@@ -604,20 +634,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             sys.stderr.write(f"\r{name:<40}")
             sys.stderr.flush()
-    res = run_bench(size, rounds, conversions=convs, threads=args.threads, progress=progress)
-    if sys.stderr.isatty():
-        sys.stderr.write("\r" + " " * 40 + "\r")
+    wrong: list[tuple[str, str]] = []
+    zcast_failed: list[str] = []
+    results = []
+    for size in sizes:
+        res = run_bench(size, rounds, conversions=convs, threads=args.threads, progress=progress)
+        if sys.stderr.isatty():
+            sys.stderr.write("\r" + " " * 40 + "\r")
+        results.append(res)
+        if not args.json:
+            print(format_results(res))
+            if size != sizes[-1]:
+                print()
+        # A wrong result of an implementation that claims cast_value semantics is a failure.
+        wrong += [(f"{c['name']} (n={size})", k) for c in res["conversions"]
+                  for k, r in c["results"].items()
+                  if res["implementations"][k]["exact"] and r["equal"] is False]
+        zcast_failed += [f"{c['name']} (n={size})" for c in res["conversions"]
+                         if any(r["error"] for k, r in c["results"].items()
+                                if k.startswith("zcast-"))]
     if args.json:
-        print(json.dumps(res, indent=1))
-    else:
-        print(format_results(res))
-    # A wrong result of an implementation that claims cast_value semantics is a failure.
-    wrong = [(c["name"], k) for c in res["conversions"] for k, r in c["results"].items()
-             if res["implementations"][k]["exact"] and r["equal"] is False]
+        print(json.dumps(results[0] if len(results) == 1 else results, indent=1))
     for name, k in wrong:
         print(f"zcast bench: {k} disagrees with zcast on {name}", file=sys.stderr)
-    zcast_failed = [c["name"] for c in res["conversions"]
-                    if any(r["error"] for k, r in c["results"].items() if k.startswith("zcast-"))]
     for name in zcast_failed:
         print(f"zcast bench: zcast failed on {name}", file=sys.stderr)
     return 1 if zcast_failed or wrong else 0
