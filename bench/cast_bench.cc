@@ -403,25 +403,9 @@ struct Prepared {
 #endif
 };
 
-std::string KernelLabel(const zcast::CastValueCodec& codec, Op op) {
 #if ZCAST_BENCH_KERNEL_NAMES
-  // The same Direction Bind builds (the scalar map does not influence the choice of kernel).
-  const zcast::CastValueSpec& s = codec.spec();
-  zcast::internal::Direction dir =
-      op == Op::kEncode
-          ? zcast::internal::Direction{codec.decoded_type(), codec.encoded_type(),
-                                       s.effective_rounding(), s.out_of_range, {}}
-          : zcast::internal::Direction{codec.encoded_type(), codec.decoded_type(),
-                                       s.effective_rounding(), s.out_of_range, {}};
-  return std::string("kernel=") + zcast::internal::SelectKernel(dir)->name();
-#else
-  (void)codec;
-  (void)op;
-  return "";
-#endif
-}
-
-#if ZCAST_BENCH_KERNEL_NAMES
+// The kernel of the Direction Bind builds, without the scalar map (which does not influence the
+// choice of kernel).
 std::unique_ptr<const zcast::internal::Kernel> KernelOf(const zcast::CastValueCodec& codec, Op op) {
   const zcast::CastValueSpec& s = codec.spec();
   zcast::internal::Direction dir =
@@ -433,6 +417,16 @@ std::unique_ptr<const zcast::internal::Kernel> KernelOf(const zcast::CastValueCo
   return zcast::internal::SelectKernel(dir);
 }
 #endif
+
+std::string KernelLabel(const zcast::CastValueCodec& codec, Op op) {
+#if ZCAST_BENCH_KERNEL_NAMES
+  return std::string("kernel=") + KernelOf(codec, op)->name();
+#else
+  (void)codec;
+  (void)op;
+  return "";
+#endif
+}
 
 zcast::Status RunCodec(const Prepared& p) {
   return p.c->op == Op::kEncode ? p.codec->Encode(p.in.get(), p.n, p.out.get())
