@@ -116,10 +116,20 @@ std::size_t ElementCount(std::size_t in_bytes, std::size_t out_bytes, zcast::Dat
 template <typename Codec>
 using CastFn = zcast::Status (Codec::*)(const void*, std::size_t, void*) const;
 
-// Runs `fn` of a bound codec over `n` elements with the GIL released. The caller keeps both
-// buffers alive: numpy refuses to resize an array with exported buffers or live references.
+// Runs `fn` of a bound codec over `n` elements with the GIL released. The core's casts take
+// buffers that do not overlap: an array cast into itself (or a view of itself) reads from a copy
+// of its source. The caller keeps both buffers alive: numpy refuses to resize an array with
+// exported buffers or live references.
 template <typename Codec>
-void CastBytes(const Codec& codec, CastFn<Codec> fn, const void* in, std::size_t n, void* out) {
+void CastBytes(const Codec& codec, CastFn<Codec> fn, const void* in, std::size_t in_bytes,
+               std::size_t n, void* out, std::size_t out_bytes) {
+  const auto* in_ptr = static_cast<const unsigned char*>(in);
+  const auto* out_ptr = static_cast<const unsigned char*>(out);
+  std::vector<unsigned char> copy;
+  if (n != 0 && in_ptr < out_ptr + out_bytes && out_ptr < in_ptr + in_bytes) {
+    copy.assign(in_ptr, in_ptr + in_bytes);
+    in = copy.data();
+  }
   zcast::Status status;
   {
     py::gil_scoped_release release;
@@ -148,33 +158,17 @@ void RunCast(const Codec& codec, CastFn<Codec> fn, zcast::DataType from, zcast::
     const auto in_bytes = static_cast<std::size_t>(in.nbytes());
     const auto out_bytes = static_cast<std::size_t>(out.nbytes());
     const std::size_t n = ElementCount(in_bytes, out_bytes, from, to);
-    const auto* in_ptr = static_cast<const unsigned char*>(in.data());
-    auto* out_ptr = static_cast<unsigned char*>(out.mutable_data());
-    // The core's casts take buffers that do not overlap; an array cast into itself (or into a
-    // view of itself) reads from a copy of its source.
-    std::vector<unsigned char> copy;
-    if (n != 0 && in_ptr < out_ptr + out_bytes && out_ptr < in_ptr + in_bytes) {
-      copy.assign(in_ptr, in_ptr + in_bytes);
-      in_ptr = copy.data();
-    }
-    CastBytes(codec, fn, in_ptr, n, out_ptr);
+    CastBytes(codec, fn, in.data(), in_bytes, n, out.mutable_data(), out_bytes);
     return;
   }
   py::buffer_info in = RequestContiguous(py::reinterpret_borrow<py::buffer>(src),
                                          /*writable=*/false, "source");
   py::buffer_info out = RequestContiguous(py::reinterpret_borrow<py::buffer>(dst),
                                           /*writable=*/true, "destination");
-  const std::size_t n = ElementCount(static_cast<std::size_t>(in.size * in.itemsize),
-                                     static_cast<std::size_t>(out.size * out.itemsize), from, to);
-  const auto* in_ptr = static_cast<const unsigned char*>(in.ptr);
-  auto* out_ptr = static_cast<unsigned char*>(out.ptr);
-  std::vector<unsigned char> copy;
-  if (n != 0 && in_ptr < out_ptr + out.size * out.itemsize &&
-      out_ptr < in_ptr + in.size * in.itemsize) {
-    copy.assign(in_ptr, in_ptr + in.size * in.itemsize);
-    in_ptr = copy.data();
-  }
-  CastBytes(codec, fn, in_ptr, n, out_ptr);
+  const auto in_bytes = static_cast<std::size_t>(in.size * in.itemsize);
+  const auto out_bytes = static_cast<std::size_t>(out.size * out.itemsize);
+  CastBytes(codec, fn, in.ptr, in_bytes, ElementCount(in_bytes, out_bytes, from, to), out.ptr,
+            out_bytes);
 }
 
 std::optional<std::string> OptionalName(std::string_view name) {
