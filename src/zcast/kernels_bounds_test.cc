@@ -5,9 +5,8 @@
 // covers the whole length, tail included) and seeded random bit patterns (it stops at a failing
 // element mid-block). A fault prints the target, kernel, direction and length and exits.
 //
-// This is the kernels' memory-safety proof on every target, emulated aarch64 included; the
-// sanitizer build (scripts/test-sanitizers) instruments the code around the kernels and leaves
-// the kernel translation units to this test.
+// It proves the kernels' memory bounds on every target, emulated aarch64 included; the ASan build
+// (scripts/test-sanitizers) checks the AVX2 kernels only.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
